@@ -1,0 +1,317 @@
+"""Clients for the engine: `EngineClient` (grpc.aio) and `SyncEngineClient` (blocking).
+
+    async with EngineClient("127.0.0.1:50051") as engine:
+        game = await engine.new_game("bisley", deal=7)
+        game = await engine.apply_move(game.state, "t3-f1")
+
+States are passed around as `game_pb2.SealedState` exactly as the engine returned
+them (the seal covers the bytes). Moves are notation strings ("t3-f1") or
+`game_pb2.Move` messages.
+
+Every error status becomes `EngineError` with `code`, `reason` (the
+google.rpc.ErrorInfo reason, see docs/errors.md; when gRPC itself failed the call
+and there is no ErrorInfo, the status code's name, e.g. "RESOURCE_EXHAUSTED"),
+`message` and `metadata`. A server that cannot be reached, or a deadline that
+passes, gives `EngineUnavailable` (code UNAVAILABLE or DEADLINE_EXCEEDED).
+
+The channel balances calls over every address the target resolves to
+(`round_robin`), so `dns:///engine:50051` spreads over all replicas, and retries a
+call that found a replica unavailable: the engine is stateless, so every call is
+safe to repeat.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from types import TracebackType
+from typing import Any, Self
+
+import grpc
+from google.protobuf.message import Message
+from grpc import aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+from patience_engine.errors import error_info_of
+
+SERVICE_NAME = "solitaire.v1.Engine"
+
+__all__ = [
+    "SERVICE_NAME",
+    "EngineClient",
+    "EngineError",
+    "EngineUnavailable",
+    "MoveLike",
+    "SyncEngineClient",
+]
+
+MoveLike = str | game_pb2.Move
+
+_SERVICE_CONFIG = json.dumps(
+    {
+        "loadBalancingConfig": [{"round_robin": {}}],
+        "methodConfig": [
+            {
+                "name": [{"service": SERVICE_NAME}],
+                "retryPolicy": {
+                    "maxAttempts": 3,
+                    "initialBackoff": "0.05s",
+                    "maxBackoff": "0.5s",
+                    "backoffMultiplier": 2,
+                    "retryableStatusCodes": ["UNAVAILABLE"],
+                },
+            }
+        ],
+    }
+)
+
+CHANNEL_OPTIONS: tuple[tuple[str, str | int], ...] = (
+    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.service_config", _SERVICE_CONFIG),
+    ("grpc.enable_retries", 1),
+)
+
+_UNAVAILABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+class EngineError(Exception):
+    """An error status from the engine (or from gRPC on the way to it)."""
+
+    def __init__(
+        self,
+        code: grpc.StatusCode,
+        reason: str,
+        message: str,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.metadata: dict[str, str] = metadata or {}
+
+
+class EngineUnavailable(EngineError):
+    """The engine could not be reached, or did not answer before the deadline."""
+
+
+def error_from_rpc(error: grpc.RpcError) -> EngineError:
+    """The EngineError for a failed call (grpc.RpcError or grpc.aio.AioRpcError)."""
+    code: grpc.StatusCode = error.code()
+    message: str = error.details() or ""
+    reason, metadata = code.name, {}
+    try:
+        status = rpc_status.from_call(error)
+    except ValueError:  # a status detail that contradicts the status itself
+        status = None
+    if status is not None:
+        info = error_info_of(status)
+        if info is not None:
+            reason, metadata = info.reason, dict(info.metadata)
+    kind = EngineUnavailable if code in _UNAVAILABLE_CODES else EngineError
+    return kind(code, reason, message, metadata)
+
+
+def to_move(move: MoveLike) -> game_pb2.Move:
+    """A Move message from notation text or a Move message."""
+    return game_pb2.Move(notation=move) if isinstance(move, str) else move
+
+
+def _deal_text(deal: int | str | None) -> str:
+    return "" if deal is None else str(deal)
+
+
+def _new_game_request(
+    variant: str, deal: int | str | None, options: Sequence[str], moves: Iterable[MoveLike]
+) -> engine_pb2.NewGameRequest:
+    return engine_pb2.NewGameRequest(
+        variant=variant,
+        deal=_deal_text(deal),
+        options=list(options),
+        moves=[to_move(m) for m in moves],
+    )
+
+
+_HEALTH_REQUEST = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
+
+
+class EngineClient:
+    """Asynchronous engine client over one grpc.aio channel."""
+
+    def __init__(self, target: str, *, timeout: float = 5.0) -> None:
+        self.target = target
+        self.timeout = timeout
+        self._channel = aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self._stub = engine_pb2_grpc.EngineStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def _call(self, method: Any, request: Message) -> Any:
+        try:
+            return await method(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise error_from_rpc(error) from None
+
+    async def list_variants(self) -> list[game_pb2.Variant]:
+        reply: engine_pb2.ListVariantsResponse = await self._call(
+            self._stub.ListVariants, engine_pb2.ListVariantsRequest()
+        )
+        return list(reply.variants)
+
+    async def get_variant(self, name: str) -> game_pb2.Variant:
+        reply: game_pb2.Variant = await self._call(
+            self._stub.GetVariant, engine_pb2.GetVariantRequest(name=name)
+        )
+        return reply
+
+    async def new_game(
+        self,
+        variant: str,
+        *,
+        deal: int | str | None = None,
+        options: Sequence[str] = (),
+        moves: Sequence[MoveLike] = (),
+    ) -> engine_pb2.GameResponse:
+        reply: engine_pb2.GameResponse = await self._call(
+            self._stub.NewGame, _new_game_request(variant, deal, options, moves)
+        )
+        return reply
+
+    async def legal_moves(self, state: game_pb2.SealedState) -> list[game_pb2.Move]:
+        reply: engine_pb2.ListLegalMovesResponse = await self._call(
+            self._stub.ListLegalMoves, engine_pb2.ListLegalMovesRequest(state=state)
+        )
+        return list(reply.moves)
+
+    async def apply_move(
+        self, state: game_pb2.SealedState, move: MoveLike
+    ) -> engine_pb2.GameResponse:
+        reply: engine_pb2.GameResponse = await self._call(
+            self._stub.ApplyMove, engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
+        )
+        return reply
+
+    async def apply_moves(
+        self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
+    ) -> engine_pb2.GameResponse:
+        request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
+        reply: engine_pb2.GameResponse = await self._call(self._stub.ApplyMoves, request)
+        return reply
+
+    async def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
+        reply: game_pb2.PlayerView = await self._call(
+            self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
+        )
+        return reply
+
+    async def health(self) -> bool:
+        """True when the engine answers its health check with SERVING."""
+        try:
+            reply = await self._health.Check(_HEALTH_REQUEST, timeout=self.timeout)
+        except grpc.RpcError:
+            return False
+        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+class SyncEngineClient:
+    """Blocking engine client, for scripts and examples; same methods as EngineClient."""
+
+    def __init__(self, target: str, *, timeout: float = 5.0) -> None:
+        self.target = target
+        self.timeout = timeout
+        self._channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+        self._stub = engine_pb2_grpc.EngineStub(self._channel)
+        self._health = health_pb2_grpc.HealthStub(self._channel)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def _call(self, method: Any, request: Message) -> Any:
+        try:
+            return method(request, timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise error_from_rpc(error) from None
+
+    def list_variants(self) -> list[game_pb2.Variant]:
+        reply: engine_pb2.ListVariantsResponse = self._call(
+            self._stub.ListVariants, engine_pb2.ListVariantsRequest()
+        )
+        return list(reply.variants)
+
+    def get_variant(self, name: str) -> game_pb2.Variant:
+        reply: game_pb2.Variant = self._call(
+            self._stub.GetVariant, engine_pb2.GetVariantRequest(name=name)
+        )
+        return reply
+
+    def new_game(
+        self,
+        variant: str,
+        *,
+        deal: int | str | None = None,
+        options: Sequence[str] = (),
+        moves: Sequence[MoveLike] = (),
+    ) -> engine_pb2.GameResponse:
+        reply: engine_pb2.GameResponse = self._call(
+            self._stub.NewGame, _new_game_request(variant, deal, options, moves)
+        )
+        return reply
+
+    def legal_moves(self, state: game_pb2.SealedState) -> list[game_pb2.Move]:
+        reply: engine_pb2.ListLegalMovesResponse = self._call(
+            self._stub.ListLegalMoves, engine_pb2.ListLegalMovesRequest(state=state)
+        )
+        return list(reply.moves)
+
+    def apply_move(self, state: game_pb2.SealedState, move: MoveLike) -> engine_pb2.GameResponse:
+        reply: engine_pb2.GameResponse = self._call(
+            self._stub.ApplyMove, engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
+        )
+        return reply
+
+    def apply_moves(
+        self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
+    ) -> engine_pb2.GameResponse:
+        request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
+        reply: engine_pb2.GameResponse = self._call(self._stub.ApplyMoves, request)
+        return reply
+
+    def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
+        reply: game_pb2.PlayerView = self._call(
+            self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
+        )
+        return reply
+
+    def health(self) -> bool:
+        """True when the engine answers its health check with SERVING."""
+        try:
+            reply = self._health.Check(_HEALTH_REQUEST, timeout=self.timeout)
+        except grpc.RpcError:
+            return False
+        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
