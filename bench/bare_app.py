@@ -1,0 +1,55 @@
+"""The floor the gateway is compared with: a FastAPI endpoint that does what any
+stateful request must at least do here, and nothing else: read a JSON body, one Redis
+GET and one Redis SET of the same key, answer JSON with an ETag. Served by uvicorn
+with the gateway's settings (`python -m bench.bare_app`, port from BARE_PORT).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import redis.asyncio as aioredis
+from fastapi import FastAPI, Header, Response
+from pydantic import BaseModel
+
+
+class MoveBody(BaseModel):
+    move: str
+
+
+def create_app(redis_url: str) -> FastAPI:
+    client: aioredis.Redis = aioredis.from_url(redis_url)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await client.aclose()
+
+    app = FastAPI(lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+
+    @app.post("/bare/{key}")
+    async def bare_move(
+        key: str, body: MoveBody, response: Response, if_match: str | None = Header(None)
+    ) -> dict[str, object]:
+        stored = await client.get(f"bare:{{{key}}}")
+        version = int(stored or 0) + 1
+        await client.set(f"bare:{{{key}}}", version)
+        response.headers["ETag"] = f'"{version}"'
+        return {"key": key, "move": body.move, "version": version, "if_match": if_match}
+
+    return app
+
+
+def main() -> None:
+    from bench.serve import serve_like_gateway
+
+    app = create_app(os.environ["REDIS_URL"])
+    serve_like_gateway(
+        app, host=os.environ.get("BARE_HOST", "127.0.0.1"), port=int(os.environ["BARE_PORT"])
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,136 @@
+"""The engine over real gRPC: ApplyMove against a near-empty RPC on the same server.
+
+The engine runs through its real entry point in a child process (ENGINE_WORKERS=1,
+then 2), unsealed and sealed. The near-empty RPC is the standard gRPC health `Check`
+that the engine serves on the same port: a unary call whose handler does one dict
+look-up, so its rate is what the gRPC stack and Python's event loop allow before any
+rules work. ApplyMove replays one realistic request (a fresh deal of the chosen
+variant and its first legal move) so that every call does the same work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Awaitable, Callable
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+from bench.procs import EngineProcess, engine_process
+from bench.report import Report, fmt, pct
+from bench.settings import Settings
+from bench.stats import CpuMeter, Measurement, alternate, closed_loop
+
+GOAL_RATIO = 0.80
+
+
+def _channels(target: str, count: int) -> list[grpc.aio.Channel]:
+    # a local subchannel pool gives every channel its own TCP connection, so that
+    # SO_REUSEPORT can spread the connections over the engine's worker processes
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    return [grpc.aio.insecure_channel(target, options=options) for _ in range(count)]
+
+
+async def _wait_serving(channels: list[grpc.aio.Channel], timeout: float = 30.0) -> None:
+    async def one(channel: grpc.aio.Channel) -> None:
+        stub = health_pb2_grpc.HealthStub(channel)
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            try:
+                reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=2.0)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+            await asyncio.sleep(0.1)
+
+    await asyncio.gather(*(one(c) for c in channels))
+
+
+async def apply_request(
+    stub: engine_pb2_grpc.EngineStub, variant: str
+) -> engine_pb2.ApplyMoveRequest:
+    """A fresh deal of `variant` and its first legal move, as one ApplyMove request."""
+    game = await stub.NewGame(engine_pb2.NewGameRequest(variant=variant, deal="1"))
+    if not game.view.legal_moves:
+        raise RuntimeError(f"deal 1 of {variant} has no legal move")
+    move = game_pb2.Move(notation=game.view.legal_moves[0].notation)
+    request = engine_pb2.ApplyMoveRequest(state=game.state, move=move)
+    await stub.ApplyMove(request)  # fails loudly now rather than as N errors later
+    return request
+
+
+async def measure_engine(engine: EngineProcess, settings: Settings) -> dict[str, Measurement]:
+    channels = _channels(engine.target, max(4, 2 * engine.workers))
+    try:
+        await _wait_serving(channels)
+        engine_stubs = [engine_pb2_grpc.EngineStub(c) for c in channels]
+        health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
+        request = await apply_request(engine_stubs[0], settings.engine_variant)
+        empty = health_pb2.HealthCheckRequest()
+        cpu = CpuMeter([engine.pid])
+
+        async def apply_call(worker: int) -> object:
+            return await engine_stubs[worker % len(engine_stubs)].ApplyMove(request)
+
+        async def empty_call(worker: int) -> object:
+            return await health_stubs[worker % len(health_stubs)].Check(empty)
+
+        def run(call: Callable[[int], Awaitable[object]]) -> Callable[[], Awaitable[Measurement]]:
+            return lambda: closed_loop(
+                call,
+                concurrency=settings.engine_concurrency,
+                duration=settings.seconds / settings.rounds,
+                warmup=settings.warmup,
+                cpu=cpu,
+            )
+
+        return await alternate(
+            {"empty": run(empty_call), "apply": run(apply_call)}, settings.rounds
+        )
+    finally:
+        await asyncio.gather(*(c.close() for c in channels))
+
+
+def run_engine_part(report: Report, settings: Settings) -> None:
+    section = report.section("Engine over gRPC: ApplyMove vs near-empty RPC")
+    section.note(
+        f"Real engine (`python -m patience_engine`) in a child process on loopback;"
+        f" {settings.engine_concurrency} concurrent async clients (grpc.aio, one TCP"
+        f" connection per channel, several channels), closed loop,"
+        f" {settings.seconds:g} s per figure in {settings.rounds} interleaved round(s)."
+        f" Empty RPC = gRPC health `Check` on the same server in the same run."
+        f" ApplyMove = deal 1 of `{settings.engine_variant}`, its first legal move."
+        f" Server CPU = CPU time of the engine processes per call."
+        f" Goal: ApplyMove >= {GOAL_RATIO:.0%} of the empty-RPC rate."
+    )
+    table = section.table(
+        "engine procs", "states", "RPC", "calls/s", "p50 ms", "p95 ms", "p99 ms",
+        "server CPU µs/call", "errors", "Apply / empty",
+    )  # fmt: skip
+    for workers in settings.engine_workers:
+        for sealed in settings.engine_seal:
+            seal_key = secrets.token_hex(32) if sealed else ""
+            with engine_process(workers=workers, seal_key=seal_key) as engine:
+                results = asyncio.run(measure_engine(engine, settings))
+            kind = "sealed" if sealed else "unsealed"
+            ratio = results["apply"].rate / results["empty"].rate if results["empty"].rate else None
+            for name, label in (("empty", "health Check"), ("apply", "ApplyMove")):
+                m = results[name]
+                table.add(
+                    workers, kind, label, fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.p95_ms, 2),
+                    fmt(m.p99_ms, 2), fmt(m.server_cpu_us_per_call, 0), m.errors,
+                    pct(ratio) + (" (goal met)" if ratio and ratio >= GOAL_RATIO else "")
+                    if name == "apply" else "",
+                )  # fmt: skip
+                prefix = f"engine.w{workers}.{kind}.{name}"
+                report.figure(f"{prefix}.rate", m.rate)
+                report.figure(f"{prefix}.p50_ms", m.p50_ms)
+                report.figure(f"{prefix}.p99_ms", m.p99_ms)
+                report.figure(f"{prefix}.server_cpu_us", m.server_cpu_us_per_call)
+                if m.first_error:
+                    section.note(f"First error ({workers} procs, {kind}, {label}): {m.first_error}")
+            report.figure(f"engine.w{workers}.{kind}.ratio", ratio)

@@ -1,0 +1,97 @@
+"""A realistic mix of what players do, for Locust (run through `python -m bench.load`).
+
+Each simulated player keeps one game at a time: creates it, looks at it, lists the
+legal moves, plays one of them (with If-Match, the ETag it last saw), sometimes takes
+a move back, and starts a new game when the current one is over or when it feels
+like it. Variants are drawn from the nine the rules library knows.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import patience
+from locust import FastHttpUser, between, task
+
+from bench.gateway_api import GAMES, game_id_of, legal_moves_of
+
+VARIANTS = list(patience.VARIANTS)
+
+
+class Player(FastHttpUser):
+    # a person thinks between moves; a short pause keeps the mix realistic while still
+    # loading the server with 20 players on one machine
+    wait_time = between(0.0, 0.05)
+
+    game_id: str = ""
+    etag: str = ""
+    moves: list[str]
+
+    def on_start(self) -> None:
+        self.moves = []
+        self.new_game()
+
+    def _remember(self, response: Any, body: dict[str, Any] | None) -> None:
+        self.etag = response.headers.get("etag") or self.etag
+        if body is not None:
+            self.moves = legal_moves_of(body)
+            status = body.get("view", body).get("status", "PLAYING")
+            if str(status).upper() not in ("PLAYING", "GAME_STATUS_PLAYING"):
+                self.moves = []
+
+    @task(1)
+    def new_game(self) -> None:
+        body = {"variant": random.choice(VARIANTS)}
+        with self.client.post(GAMES, json=body, name="create game", catch_response=True) as r:
+            if r.status_code not in (200, 201):
+                r.failure(f"create: {r.status_code} {r.text[:200]}")
+                return
+            data = r.json()
+            self.game_id = game_id_of(data)
+            self._remember(r, data)
+
+    @task(3)
+    def view(self) -> None:
+        with self.client.get(f"{GAMES}/{self.game_id}", name="view game", catch_response=True) as r:
+            if r.status_code != 200:
+                r.failure(f"view: {r.status_code} {r.text[:200]}")
+                return
+            self._remember(r, r.json())
+
+    @task(3)
+    def list_moves(self) -> None:
+        path = f"{GAMES}/{self.game_id}/legal-moves"
+        with self.client.get(path, name="legal moves", catch_response=True) as r:
+            if r.status_code != 200:
+                r.failure(f"legal moves: {r.status_code} {r.text[:200]}")
+                return
+            self.moves = legal_moves_of(r.json())
+
+    @task(6)
+    def move(self) -> None:
+        if not self.moves:
+            self.new_game()  # the game is over (won or stuck): deal another
+            return
+        body = {"move": random.choice(self.moves)}
+        path = f"{GAMES}/{self.game_id}/moves"
+        headers = {"If-Match": self.etag}
+        with self.client.post(
+            path, json=body, headers=headers, name="move", catch_response=True
+        ) as r:
+            if r.status_code not in (200, 201):
+                r.failure(f"move: {r.status_code} {r.text[:200]}")
+                return
+            self._remember(r, r.json())
+
+    @task(1)
+    def undo(self) -> None:
+        path = f"{GAMES}/{self.game_id}/undo"
+        headers = {"If-Match": self.etag}
+        with self.client.post(path, headers=headers, name="undo", catch_response=True) as r:
+            if r.status_code == 200:
+                self._remember(r, r.json())
+            elif r.status_code == 409:
+                r.success()  # nothing to undo yet: a correct answer, not a failure
+            else:
+                r.failure(f"undo: {r.status_code} {r.text[:200]}")

@@ -1,0 +1,175 @@
+"""Servers the bench starts for itself, each a child process on a free loopback port,
+stopped (with everything it spawned) when the bench is done with it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+
+from patience_launcher.redis_server import free_port
+
+LOOPBACK = "127.0.0.1"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ChildProcess:
+    """A command run in its own process group, with its output kept in a temporary
+    file so that a failure to start can say why."""
+
+    def __init__(self, name: str, args: list[str], env: Mapping[str, str]) -> None:
+        self.name = name
+        self.args = args
+        self.env = {**os.environ, **env}
+        self.process: subprocess.Popen[bytes] | None = None
+        # kept open for the child's whole life, closed in stop()
+        self._log = tempfile.NamedTemporaryFile(prefix=f"bench-{name}-", suffix=".log")  # noqa: SIM115
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, f"{self.name} is not running"
+        return self.process.pid
+
+    def start(self) -> Self:
+        self.process = subprocess.Popen(
+            self.args,
+            env=self.env,
+            cwd=REPO_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group, so its workers stop with it
+        )
+        return self
+
+    def output(self) -> str:
+        self._log.flush()
+        return Path(self._log.name).read_text(errors="replace")[-4000:]
+
+    def check_alive(self) -> None:
+        if self.process is not None and self.process.poll() is not None:
+            raise RuntimeError(
+                f"{self.name} exited with code {self.process.returncode}:\n{self.output()}"
+            )
+
+    def wait_for_port(self, host: str, port: int, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.check_alive()
+            try:
+                with socket.create_connection((host, port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{self.name} did not listen on {host}:{port}:\n{self.output()}")
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM (graceful), then SIGKILL to the group if it lingers."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=timeout)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # workers left behind, if any
+        if process.poll() is None:
+            process.wait()
+        self._log.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def python_module(module: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", module, *args]
+
+
+def engine_process(*, workers: int, seal_key: str = "", port: int | None = None) -> EngineProcess:
+    return EngineProcess(workers=workers, seal_key=seal_key, port=port or free_port())
+
+
+class EngineProcess(ChildProcess):
+    """The engine through its real entry point (`python -m patience_engine`)."""
+
+    def __init__(self, *, workers: int, seal_key: str, port: int) -> None:
+        self.port = port
+        self.workers = workers
+        self.sealed = bool(seal_key)
+        env = {
+            "ENGINE_LISTEN": f"{LOOPBACK}:{port}",
+            "ENGINE_WORKERS": str(workers),
+            "ENGINE_SEAL_KEY": seal_key,
+            "LOG_LEVEL": "warning",
+        }
+        super().__init__(f"engine-w{workers}", python_module("patience_engine"), env)
+
+    @property
+    def target(self) -> str:
+        return f"{LOOPBACK}:{self.port}"
+
+    def start(self) -> Self:
+        super().start()
+        self.wait_for_port(LOOPBACK, self.port)
+        return self
+
+
+class HttpServerProcess(ChildProcess):
+    """An HTTP server child; ready once its port accepts connections."""
+
+    def __init__(self, name: str, args: list[str], env: Mapping[str, str], port: int) -> None:
+        self.port = port
+        super().__init__(name, args, env)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+    def start(self) -> Self:
+        super().start()
+        self.wait_for_port(LOOPBACK, self.port)
+        return self
+
+
+def gateway_process(*, redis_url: str, engine_target: str) -> HttpServerProcess:
+    """The gateway through its real entry point (`python -m patience_gateway`)."""
+    port = free_port()
+    env = {
+        "GATEWAY_HOST": LOOPBACK,
+        "GATEWAY_PORT": str(port),
+        "REDIS_URL": redis_url,
+        "ENGINE_ADDR": engine_target,
+        "LOG_LEVEL": "warning",
+    }
+    return HttpServerProcess("gateway", python_module("patience_gateway"), env, port)
+
+
+def bare_process(*, redis_url: str) -> HttpServerProcess:
+    """The bare FastAPI endpoint (bench/bare_app.py), served like the gateway."""
+    port = free_port()
+    env = {
+        "REDIS_URL": redis_url,
+        "BARE_HOST": LOOPBACK,
+        "BARE_PORT": str(port),
+        "LOG_LEVEL": "warning",
+    }
+    return HttpServerProcess("bare", python_module("bench.bare_app"), env, port)

@@ -1,0 +1,53 @@
+"""Every knob of a run in one place: the full run's defaults, and --quick's."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Settings:
+    # how long each measured window lasts, and the unmeasured warm-up before it
+    seconds: float = 5.0
+    warmup: float = 1.0
+    # interleaved rounds per side-by-side comparison (A B A B): fair on a busy machine
+    rounds: int = 2
+    # rules library
+    rules_seconds: float = 2.0
+    # engine over gRPC
+    engine_concurrency: int = 16
+    engine_workers: tuple[int, ...] = (1, 2)
+    engine_seal: tuple[bool, ...] = (False, True)
+    engine_variant: str = "house-on-the-hill"
+    # gateway over HTTP
+    gateway_concurrency: int = 16
+    gateway_engine_workers: int = 1
+    # a variant whose tableau builds up and down in suit, so a card can go back and forth
+    gateway_variant: str = "house-on-the-hill"
+    sweep: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
+    sweep_seconds: float = 3.0
+    games_per_client: int = 4
+    # cost as a game grows
+    growth_moves: int = 520
+    growth_window: int = 20
+    memory_after: tuple[int, ...] = (10, 200)
+    # Locust load test
+    load_users: int = 20
+    load_spawn_rate: float = 5.0
+    load_run_time: str = "60s"
+    # which parts to run
+    parts: tuple[str, ...] = field(default=("rules", "engine", "gateway", "growth", "load"))
+
+    @classmethod
+    def quick(cls) -> Settings:
+        """About a minute in all: the same figures, from short windows."""
+        return cls(
+            seconds=1.0,
+            warmup=0.3,
+            rounds=1,
+            rules_seconds=0.5,
+            sweep=(1, 4, 16),
+            sweep_seconds=1.0,
+            growth_moves=520,
+            load_run_time="15s",
+        )

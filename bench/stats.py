@@ -1,0 +1,215 @@
+"""Closed-loop load driving and the figures taken from it (rate, percentiles, CPU).
+
+A closed loop keeps N calls in flight: each of N workers starts its next call as soon
+as its last one returned, so N is the concurrency and the rate is what the server
+sustains at that concurrency (no coordinated-omission correction is needed because
+nothing is scheduled at a fixed rate).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import psutil
+
+
+def percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile of already sorted values (0 < fraction <= 1)."""
+    if not sorted_values:
+        return math.nan
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+class CpuMeter:
+    """CPU seconds (user + system) used by some processes and all their descendants,
+    so that a server's cost per call can be read apart from the load generator's."""
+
+    def __init__(self, pids: Sequence[int]) -> None:
+        self.pids = list(pids)
+
+    def seconds(self) -> float:
+        total = 0.0
+        seen: set[int] = set()
+        for pid in self.pids:
+            try:
+                root = psutil.Process(pid)
+                tree = [root, *root.children(recursive=True)]
+            except psutil.NoSuchProcess:
+                continue
+            for proc in tree:
+                if proc.pid in seen:
+                    continue
+                seen.add(proc.pid)
+                try:
+                    times = proc.cpu_times()
+                except psutil.NoSuchProcess:
+                    continue
+                total += times.user + times.system
+        return total
+
+
+@dataclass
+class Measurement:
+    """What one closed-loop run gave."""
+
+    concurrency: int
+    calls: int
+    errors: int
+    seconds: float
+    latencies: list[float] = field(repr=False)
+    server_cpu_seconds: float | None = None
+    client_cpu_seconds: float = 0.0
+    first_error: str = ""
+
+    @property
+    def rate(self) -> float:
+        """Successful calls per second."""
+        return self.calls / self.seconds if self.seconds > 0 else 0.0
+
+    def latency_ms(self, fraction: float) -> float:
+        return percentile(sorted(self.latencies), fraction) * 1000.0
+
+    @property
+    def p50_ms(self) -> float:
+        return self.latency_ms(0.50)
+
+    @property
+    def p95_ms(self) -> float:
+        return self.latency_ms(0.95)
+
+    @property
+    def p99_ms(self) -> float:
+        return self.latency_ms(0.99)
+
+    @property
+    def server_cpu_us_per_call(self) -> float | None:
+        if self.server_cpu_seconds is None or not self.calls:
+            return None
+        return self.server_cpu_seconds / self.calls * 1e6
+
+    @property
+    def client_cpu_us_per_call(self) -> float | None:
+        return self.client_cpu_seconds / self.calls * 1e6 if self.calls else None
+
+    def merged(self, other: Measurement) -> Measurement:
+        """Two runs of the same thing as one (used when rounds alternate)."""
+        server = None
+        if self.server_cpu_seconds is not None and other.server_cpu_seconds is not None:
+            server = self.server_cpu_seconds + other.server_cpu_seconds
+        return Measurement(
+            concurrency=self.concurrency,
+            calls=self.calls + other.calls,
+            errors=self.errors + other.errors,
+            seconds=self.seconds + other.seconds,
+            latencies=self.latencies + other.latencies,
+            server_cpu_seconds=server,
+            client_cpu_seconds=self.client_cpu_seconds + other.client_cpu_seconds,
+            first_error=self.first_error or other.first_error,
+        )
+
+
+Call = Callable[[int], Awaitable[object]]
+
+
+async def closed_loop(
+    call: Call,
+    *,
+    concurrency: int,
+    duration: float,
+    warmup: float = 0.0,
+    cpu: CpuMeter | None = None,
+    max_calls: int | None = None,
+) -> Measurement:
+    """Run `call(worker_index)` from `concurrency` workers for `warmup` then `duration`
+    seconds; only calls started inside the measured window count. Stops early after
+    `max_calls` measured calls when given. An exception counts as an error."""
+    measuring = False
+    stopping = False
+    latencies: list[float] = []
+    errors = 0
+    first_error = ""
+    started_in_window = 0
+
+    async def worker(index: int) -> None:
+        nonlocal errors, first_error, started_in_window
+        while not stopping:
+            counted = measuring
+            if counted:
+                started_in_window += 1
+                if max_calls is not None and started_in_window > max_calls:
+                    return
+            began = time.perf_counter()
+            try:
+                await call(index)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # every failure is a figure, not a crash
+                if counted:
+                    errors += 1
+                    first_error = first_error or f"{type(exc).__name__}: {exc}"[:300]
+                continue
+            if counted:
+                latencies.append(time.perf_counter() - began)
+
+    tasks = [asyncio.create_task(worker(i)) for i in range(concurrency)]
+    try:
+        if warmup > 0:
+            await asyncio.sleep(warmup)
+        cpu_before = cpu.seconds() if cpu else None
+        client_before = time.process_time()
+        window_start = time.perf_counter()
+        measuring = True
+        await _sleep_or_all_done(tasks, duration)
+        stopping = True
+        measuring = False
+        await asyncio.gather(*tasks)
+        elapsed = time.perf_counter() - window_start
+        client_cpu = time.process_time() - client_before
+        server_cpu = cpu.seconds() - cpu_before if cpu and cpu_before is not None else None
+    finally:
+        stopping = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return Measurement(
+        concurrency=concurrency,
+        calls=len(latencies),
+        errors=errors,
+        seconds=elapsed,
+        latencies=latencies,
+        server_cpu_seconds=server_cpu,
+        client_cpu_seconds=client_cpu,
+        first_error=first_error,
+    )
+
+
+async def _sleep_or_all_done(tasks: list[asyncio.Task[None]], duration: float) -> None:
+    await asyncio.wait(tasks, timeout=duration)
+
+
+async def alternate(
+    runs: dict[str, Callable[[], Awaitable[Measurement]]], rounds: int
+) -> dict[str, Measurement]:
+    """Run each named measurement `rounds` times, interleaved (A B A B ...), and merge
+    each one's rounds, so that a slow spell on a shared machine hits every contender."""
+    merged: dict[str, Measurement] = {}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            result = await run()
+            merged[name] = merged[name].merged(result) if name in merged else result
+    return merged
