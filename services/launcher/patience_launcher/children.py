@@ -1,0 +1,156 @@
+"""Child processes that cannot outlive the launcher.
+
+Each child runs in a process group of its own, so that a Ctrl-C in the terminal reaches
+only the launcher, which then stops the children one by one in the order it chooses,
+and so that stopping a child also stops any workers it forked. On Linux a child is also
+told by the kernel to terminate if the launcher itself dies without cleaning up.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import ctypes
+import ctypes.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import IO
+
+_PR_SET_PDEATHSIG = 1
+_LIBC = (
+    ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
+)
+
+
+def die_with_parent() -> None:
+    """preexec_fn: the kernel sends SIGTERM to this process when its parent dies."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def group_alive(pgid: int) -> bool:
+    """True while a live (not zombie) process remains in group `pgid`."""
+    if os.path.isdir("/proc/self"):
+        return any(_live_member(entry, pgid) for entry in os.listdir("/proc") if entry.isdigit())
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _live_member(pid: str, pgid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as stat:
+            # the command name may contain spaces or parentheses: fields follow the last ")"
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    state, group = fields[0], int(fields[2])
+    return group == pgid and state not in ("Z", "X")
+
+
+def signal_group(pgid: int, signum: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signum)
+
+
+class ChildProcess:
+    """A service process whose output is relayed line by line with a name prefix."""
+
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        env: Mapping[str, str],
+        output: IO[str] | None = None,
+        tail_lines: int = 40,
+    ) -> None:
+        self.name = name
+        self.argv = list(argv)
+        self.env = dict(env)
+        self._output = output if output is not None else sys.stderr
+        self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
+        self._relay: threading.Thread | None = None
+        self.process: subprocess.Popen[str] | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, f"{self.name} was not started"
+        return self.process.pid
+
+    def start(self) -> ChildProcess:
+        self.process = subprocess.Popen(
+            self.argv,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            bufsize=1,
+            start_new_session=True,
+            preexec_fn=die_with_parent,
+        )
+        self._relay = threading.Thread(target=self._relay_output, name=f"{self.name}-output")
+        self._relay.daemon = True
+        self._relay.start()
+        return self
+
+    def _relay_output(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        for line in self.process.stdout:
+            self._tail.append(line.rstrip("\n"))
+            try:
+                self._output.write(f"{self.name:<8}| {line}")
+                self._output.flush()
+            except (OSError, ValueError):
+                pass  # our own output is gone (closed terminal): keep draining the pipe
+
+    def exit_code(self) -> int | None:
+        """None while running, else the exit status (negative: killed by that signal)."""
+        return None if self.process is None else self.process.poll()
+
+    def output_so_far(self) -> str:
+        """The last lines the child printed until now."""
+        return "\n".join(self._tail)
+
+    def last_output(self) -> str:
+        """The last lines the child printed, once it has exited: why it stopped."""
+        if self._relay is not None:
+            self._relay.join(timeout=2.0)
+        return self.output_so_far()
+
+    def kill(self) -> None:
+        """SIGKILL to the child's whole group, without waiting (safe in a signal handler)."""
+        if self.process is not None:
+            signal_group(self.process.pid, signal.SIGKILL)
+
+    def stop(self, timeout: float = 10.0) -> int | None:
+        """SIGTERM to the child's whole group, SIGKILL after `timeout` seconds; returns
+        the exit status. Also removes any process the child left behind in its group."""
+        if self.process is None:
+            return None
+        pgid = self.process.pid  # the child leads its own group
+        if self.process.poll() is None:
+            signal_group(pgid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                signal_group(pgid, signal.SIGKILL)
+                self.process.wait()
+        deadline = time.monotonic() + timeout
+        while group_alive(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if group_alive(pgid):
+            signal_group(pgid, signal.SIGKILL)
+        if self._relay is not None:
+            self._relay.join(timeout=2.0)
+        return self.process.returncode

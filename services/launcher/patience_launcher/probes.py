@@ -1,0 +1,47 @@
+"""One-shot checks that a service answers: Redis PING, gRPC health, HTTP status.
+
+Each returns True or False and never raises, so callers can poll them with a deadline.
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+
+def redis_pong(url: str, timeout: float = 1.0) -> bool:
+    """True when the Redis at `url` answers PING."""
+    import redis  # late: the engine's image path never needs it
+
+    try:
+        client = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.RedisError, OSError, ValueError):
+        return False
+
+
+def grpc_serving(target: str, timeout: float = 1.0, service: str = "") -> bool:
+    """True when the gRPC health service at `target` reports SERVING for `service`
+    ("" means the server as a whole)."""
+    try:
+        with grpc.insecure_channel(target) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    except (grpc.RpcError, ValueError):
+        return False
+
+
+def http_ok(url: str, timeout: float = 1.0) -> bool:
+    """True when a GET of `url` answers with a 2xx status."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return 200 <= int(response.status) < 300
+    except (urllib.error.URLError, OSError, ValueError):
+        return False

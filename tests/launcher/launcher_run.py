@@ -1,0 +1,94 @@
+"""Runs the real `patience` command in a subprocess and reads what it prints."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from tests.launcher.processes import Proc, descendants, still_running
+
+STARTUP_SECONDS = 120.0  # a generous deadline, polled: a fast machine does not wait for it
+
+
+def patience_argv() -> list[str]:
+    """The installed console script (the real entry point), as a user runs it."""
+    script = Path(sys.executable).parent / "patience"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "patience_launcher"]
+
+
+class LauncherRun:
+    """`patience ARGS...` with stdout and stderr in files (no pipe can fill up)."""
+
+    def __init__(
+        self, args: Sequence[str], folder: Path, env: Mapping[str, str] | None = None
+    ) -> None:
+        self.stdout_path = folder / "stdout.txt"
+        self.stderr_path = folder / "stderr.txt"
+        if env is None:  # this machine's own REDIS_URL must not leak into the test
+            full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        else:
+            full_env = dict(env)
+        with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
+            self.process = subprocess.Popen(
+                [*patience_argv(), *args],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+                env=full_env,
+            )
+        self.children: list[Proc] = []
+
+    @property
+    def stdout(self) -> str:
+        return self.stdout_path.read_text(errors="replace")
+
+    @property
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+    def output(self) -> str:
+        return f"--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"
+
+    def wait_ready(self, timeout: float = STARTUP_SECONDS) -> str:
+        """Waits for the banner; returns stdout. Fails if the launcher exits first."""
+        deadline = time.monotonic() + timeout
+        while "ready" not in self.stdout:
+            if self.process.poll() is not None:
+                raise AssertionError(
+                    f"patience exited with {self.process.returncode}\n{self.output()}"
+                )
+            if time.monotonic() > deadline:
+                raise AssertionError(f"patience was not ready in {timeout} s\n{self.output()}")
+            time.sleep(0.05)
+        self.children = descendants(self.process.pid)
+        return self.stdout
+
+    def banner_value(self, label: str) -> str:
+        match = re.search(rf"^\s*{label}\s+(\S+)", self.stdout, re.MULTILINE)
+        assert match, f"no {label!r} in the banner\n{self.output()}"
+        return match.group(1)
+
+    def interrupt(self, timeout: float = 60.0) -> int:
+        """Ctrl-C: SIGINT to the launcher only, as a terminal delivers it to the
+        foreground process (the children run in process groups of their own)."""
+        self.process.send_signal(signal.SIGINT)
+        return self.process.wait(timeout=timeout)
+
+    def leftovers(self) -> list[Proc]:
+        return [proc for proc in self.children if still_running(proc)]
+
+    def cleanup(self) -> None:
+        """After a failed test: nothing may stay behind."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for proc in self.leftovers():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(proc.pid, signal.SIGKILL)

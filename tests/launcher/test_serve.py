@@ -1,0 +1,169 @@
+"""`patience serve` end to end: the real command starts Redis, the engine and the
+gateway, they answer, and Ctrl-C stops all of them with exit status 0."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from patience_engine.client import SyncEngineClient
+from patience_launcher import probes
+from patience_launcher.addresses import free_port, port_is_closed
+from patience_launcher.healthcheck import main as healthcheck
+
+from tests.launcher.launcher_run import LauncherRun
+from tests.launcher.processes import Proc, descendants, still_running
+
+pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+
+
+def get_json(url: str) -> object:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        return json.loads(response.read())
+
+
+def named(children: list[Proc], *words: str) -> list[Proc]:
+    return [proc for proc in children if any(word in proc.cmdline for word in words)]
+
+
+@pytest.fixture
+def ports() -> tuple[int, int]:
+    http_port = free_port()
+    grpc_port = free_port()
+    while grpc_port == http_port:
+        grpc_port = free_port()
+    return http_port, grpc_port
+
+
+@pytest.fixture
+def serve(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
+    http_port, grpc_port = ports
+    args = ["serve", "--http-port", str(http_port), "--grpc-port", str(grpc_port), "--workers", "1"]
+    run = LauncherRun(args, tmp_path)
+    try:
+        yield run
+    finally:
+        run.cleanup()
+
+
+def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
+    serve: LauncherRun, ports: tuple[int, int]
+) -> None:
+    http_port, grpc_port = ports
+    serve.wait_ready()
+    rest = f"http://127.0.0.1:{http_port}"
+    grpc_target = f"127.0.0.1:{grpc_port}"
+    assert serve.banner_value("REST API") == f"{rest}/v1"
+    assert serve.banner_value("REST docs") == f"{rest}/docs"
+    assert serve.banner_value("gRPC") == grpc_target
+    redis_url = serve.banner_value("Redis")
+    redis_port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
+    assert redis_port != 6379
+
+    assert probes.http_ok(f"{rest}/readyz")
+    variants = get_json(f"{rest}/v1/variants")
+    assert variants, "GET /v1/variants answered with nothing"
+    assert probes.grpc_serving(grpc_target)
+    assert healthcheck(["grpc", grpc_target]) == 0
+    with SyncEngineClient(grpc_target) as engine:
+        assert len(engine.list_variants()) == 9
+    assert probes.redis_pong(redis_url)
+
+    children = serve.children
+    assert named(children, "redis-server"), children
+    assert named(children, "patience-engine", "patience_engine"), children
+    assert named(children, "patience-gateway", "patience_gateway"), children
+
+    assert serve.interrupt() == 0, serve.output()
+    assert serve.leftovers() == []
+    for port in (http_port, grpc_port, redis_port):
+        assert port_is_closed("127.0.0.1", port), f"port {port} still open"
+    assert healthcheck(["grpc", grpc_target, "--timeout", "0.5"]) == 1
+
+
+def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
+    tmp_path: Path, ports: tuple[int, int], redis_url: str
+) -> None:
+    http_port, grpc_port = ports
+    env = {**os.environ, "REDIS_URL": redis_url}
+    args = ["serve", "--http-port", str(http_port), "--grpc-port", str(grpc_port), "--workers", "1"]
+    run = LauncherRun(args, tmp_path, env=env)
+    try:
+        run.wait_ready()
+        assert run.banner_value("Redis") == redis_url
+        assert named(run.children, "redis-server") == []
+        assert probes.http_ok(f"http://127.0.0.1:{http_port}/readyz")
+        assert run.interrupt() == 0, run.output()
+    finally:
+        run.cleanup()
+    assert run.leftovers() == []
+    assert probes.redis_pong(redis_url), "the launcher stopped a Redis it did not start"
+
+
+def test_when_the_engine_dies_the_rest_stop_and_the_exit_status_is_1(
+    serve: LauncherRun, ports: tuple[int, int]
+) -> None:
+    serve.wait_ready()
+    engines = [
+        proc
+        for proc in named(serve.children, "patience-engine", "patience_engine")
+        if proc.ppid == serve.process.pid
+    ]
+    assert len(engines) == 1, serve.children
+    os.killpg(engines[0].pid, signal.SIGKILL)  # the engine and its workers, all at once
+
+    assert serve.process.wait(timeout=60) == 1
+    assert "the engine was killed by SIGKILL" in serve.stderr
+    assert serve.leftovers() == []
+    for port in ports:
+        assert port_is_closed("127.0.0.1", port)
+
+
+def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = LauncherRun(["serve", "--http-port", str(port), "--grpc-port", "0"], tmp_path)
+        try:
+            assert run.process.wait(timeout=60) == 2
+        finally:
+            run.cleanup()
+    assert f"port {port} on 127.0.0.1 is in use" in run.stderr
+    assert "--http-port" in run.stderr
+
+
+def test_gateway_alone_needs_redis_url(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    run = LauncherRun(["gateway", "--http-port", "0"], tmp_path, env=env)
+    try:
+        assert run.process.wait(timeout=60) == 2
+    finally:
+        run.cleanup()
+    assert "REDIS_URL" in run.stderr
+
+
+def test_ctrl_c_during_startup_still_stops_everything(tmp_path: Path) -> None:
+    """SIGINT as soon as the engine process exists, most likely before it answers."""
+    run = LauncherRun(["serve", "--http-port", "0", "--grpc-port", "0", "--workers", "1"], tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        started = descendants(run.process.pid)
+        while not named(started, "patience-engine", "patience_engine"):
+            assert run.process.poll() is None, run.output()
+            assert time.monotonic() < deadline, run.output()
+            time.sleep(0.02)
+            started = descendants(run.process.pid)
+        assert run.interrupt() == 0, run.output()
+    finally:
+        run.cleanup()
+    assert [proc for proc in started if still_running(proc)] == []
