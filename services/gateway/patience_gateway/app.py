@@ -1,0 +1,175 @@
+"""The app factory: routes, error handling, middleware, and the connections that
+live as long as the app (one Redis pool, one gRPC channel)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.exceptions import RequestValidationError
+from patience_engine.client import EngineClient, EngineError
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+from patience_gateway import openapi
+from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_problem
+from patience_gateway.limits import BodySizeLimit
+from patience_gateway.metrics import Metrics, MetricsMiddleware
+from patience_gateway.problems import ProblemError, problem_response
+from patience_gateway.routes import games, operations, variants
+from patience_gateway.service import GameService
+from patience_gateway.settings import Settings
+from patience_gateway.store import GameStore
+
+log = logging.getLogger("patience_gateway")
+
+DESCRIPTION = """\
+The REST face of the patience rules engine. Deal a game of one of the nine
+variants, play it move by move, undo and redo, and read what a player at the table
+sees. Errors are RFC 9457 `application/problem+json` with a stable `code`
+(see docs/api.md). Game routes need the token handed out when the game was created,
+as `Authorization: Bearer <token>`.
+"""
+
+_HTTP_STATUS_CODES = {
+    400: "malformed-body",
+    404: "not-found",
+    405: "method-not-allowed",
+    413: "body-too-large",
+}
+
+
+def open_redis(settings: Settings) -> Redis:
+    # No automatic retries: a write whose reply was lost must not be sent twice
+    # blindly. The client sees 503 and retries with its Idempotency-Key instead.
+    return Redis.from_url(
+        settings.redis_url,
+        socket_timeout=settings.redis_timeout_seconds,
+        socket_connect_timeout=settings.redis_timeout_seconds,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    metrics = Metrics()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        redis = open_redis(settings)
+        engine = EngineClient(settings.engine_addr, timeout=settings.engine_timeout_seconds)
+        app.state.redis = redis
+        app.state.engine = engine
+        app.state.service = GameService(
+            engine,
+            GameStore(redis, settings.game_ttl_seconds),
+            retry_after=settings.retry_after_seconds,
+            on_move_applied=metrics.move_applied,
+        )
+        try:
+            yield
+        finally:
+            await engine.close()
+            await redis.aclose()
+
+    app = FastAPI(
+        title="Patience gateway",
+        version="1.0.0",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        openapi_tags=[
+            {"name": "games", "description": "Play a game."},
+            {"name": "variants", "description": "The games on offer."},
+            {"name": "operations", "description": "Health, readiness, metrics."},
+        ],
+    )
+    app.state.settings = settings
+    app.state.metrics = metrics
+    app.include_router(variants.router)
+    app.include_router(games.router)
+    app.include_router(operations.router)
+    _install_error_handlers(app, settings, metrics)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, on_problem=metrics.problem)
+    app.add_middleware(MetricsMiddleware, metrics=metrics)
+    openapi.install(app)
+    logging.getLogger("patience_gateway").setLevel(settings.log_level.upper())
+    return app
+
+
+def _install_error_handlers(app: FastAPI, settings: Settings, metrics: Metrics) -> None:
+    retry_after = settings.retry_after_seconds
+
+    def send(request: Request, problem: ProblemError) -> Response:
+        metrics.problem(problem.kind.code)
+        return problem_response(
+            problem.kind.code,
+            problem.detail,
+            request.url.path,
+            status=problem.status,
+            headers=problem.headers,
+            **problem.extensions,
+        )
+
+    async def on_problem(request: Request, error: Exception) -> Response:
+        assert isinstance(error, ProblemError)
+        return send(request, error)
+
+    async def on_validation(request: Request, error: Exception) -> Response:
+        assert isinstance(error, RequestValidationError)
+        details = error.errors()
+        unparseable = any(detail.get("type") == "json_invalid" for detail in details)
+        where = [
+            {"loc": [str(part) for part in detail.get("loc", ())], "msg": str(detail.get("msg"))}
+            for detail in details
+        ]
+        if unparseable:
+            problem = ProblemError("malformed-body", "the body is not valid JSON", errors=where)
+        else:
+            problem = ProblemError(
+                "malformed-body",
+                "the request does not have the documented shape",
+                status=422,
+                errors=where,
+            )
+        return send(request, problem)
+
+    async def on_http(request: Request, error: Exception) -> Response:
+        assert isinstance(error, HTTPException)
+        code = _HTTP_STATUS_CODES.get(error.status_code, "internal")
+        detail = {
+            "not-found": f"nothing lives at {request.url.path}",
+            "method-not-allowed": f"{request.method} is not allowed on {request.url.path}",
+            "malformed-body": "the body could not be read",
+        }.get(code, str(error.detail))
+        headers = dict(error.headers or {})
+        return send(request, ProblemError(code, detail, status=error.status_code, headers=headers))
+
+    async def on_engine(request: Request, error: Exception) -> Response:
+        assert isinstance(error, EngineError)
+        return send(request, engine_problem(error, retry_after))
+
+    async def on_storage(request: Request, error: Exception) -> Response:
+        return send(request, storage_problem(error, retry_after))
+
+    async def on_anything(request: Request, error: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return send(request, ProblemError("internal", "the server failed; the error is logged"))
+
+    handlers: dict[Any, Any] = {
+        ProblemError: on_problem,
+        RequestValidationError: on_validation,
+        HTTPException: on_http,
+        EngineError: on_engine,
+        Exception: on_anything,
+    }
+    for kind in STORAGE_DOWN:
+        handlers[kind] = on_storage
+    for kind, handler in handlers.items():
+        app.add_exception_handler(kind, handler)

@@ -1,0 +1,71 @@
+"""Failures of the gateway's dependencies, turned into problems.
+
+Engine errors carry a stable reason (docs/errors.md); each maps to one problem code.
+Reasons about the *state* (malformed, bad seal, impossible) can only come from the
+gateway's own stored data, so they are internal errors, not the client's fault.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from patience_engine.client import EngineError, EngineUnavailable
+from redis import exceptions as redis_errors
+
+from patience_gateway.problems import ProblemError
+
+log = logging.getLogger("patience_gateway")
+
+_CLIENT_REASONS = {
+    "ILLEGAL_MOVE": "illegal-move",
+    "MALFORMED_MOVE": "malformed-move",
+    "MISSING_FIELD": "malformed-move",
+    "UNKNOWN_OPTION": "unknown-option",
+    "BAD_DEAL_NUMBER": "invalid-deal",
+    "UNKNOWN_VARIANT": "unknown-variant",
+}
+
+# Redis errors that mean "not reachable right now", as opposed to a bug.
+STORAGE_DOWN: tuple[type[Exception], ...] = (
+    redis_errors.ConnectionError,  # includes BusyLoadingError (still loading its data)
+    redis_errors.TimeoutError,
+    redis_errors.ReadOnlyError,  # a replica, e.g. during a failover
+    redis_errors.TryAgainError,
+    redis_errors.ClusterDownError,
+    ConnectionError,
+)
+
+
+def engine_problem(error: EngineError, retry_after: int) -> ProblemError:
+    """The problem for an engine error met while serving the client's own request."""
+    if isinstance(error, EngineUnavailable):
+        return ProblemError(
+            "engine-unavailable",
+            "the rules engine did not answer",
+            headers={"Retry-After": str(retry_after)},
+        )
+    code = _CLIENT_REASONS.get(error.reason)
+    if code is None:
+        return internal_engine_problem(error)
+    extensions: dict[str, Any] = {}
+    if code == "illegal-move":
+        extensions["rule"] = error.metadata.get("rule", "")
+    if "move" in error.metadata:
+        extensions["move"] = error.metadata["move"]
+    return ProblemError(code, error.message or error.reason, **extensions)
+
+
+def internal_engine_problem(error: EngineError) -> ProblemError:
+    """The engine refused data the gateway itself stored (state, history): a server fault."""
+    log.error("engine refused stored data: %s %s %s", error.reason, error.message, error.metadata)
+    return ProblemError("internal", "the server failed to process the game")
+
+
+def storage_problem(error: Exception, retry_after: int) -> ProblemError:
+    log.warning("redis unavailable: %s", error)
+    return ProblemError(
+        "storage-unavailable",
+        "the game store did not answer",
+        headers={"Retry-After": str(retry_after)},
+    )

@@ -1,0 +1,109 @@
+"""Prometheus metrics: requests, latency, moves applied, errors.
+
+Each app has its own registry (several apps can live in one process, as in the
+tests). Label children are cached in plain dicts so that the hot path costs a dict
+lookup and an increment, not a label resolution.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+UNMATCHED_ROUTE = "unmatched"
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "patience_gateway_requests",
+            "HTTP requests answered",
+            ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "patience_gateway_request_duration_seconds",
+            "Time to answer a request",
+            ["route"],
+            registry=self.registry,
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+        )
+        self.moves = Counter(
+            "patience_gateway_moves_applied",
+            "Moves applied to games",
+            ["variant"],
+            registry=self.registry,
+        )
+        self.errors = Counter(
+            "patience_gateway_errors",
+            "Problem responses by code",
+            ["code"],
+            registry=self.registry,
+        )
+        self._requests: dict[tuple[str, str, int], Any] = {}
+        self._latency: dict[str, Any] = {}
+        self._moves: dict[str, Any] = {}
+        self._errors: dict[str, Any] = {}
+
+    def observe_request(self, route: str, method: str, status: int, seconds: float) -> None:
+        key = (route, method, status)
+        counter = self._requests.get(key)
+        if counter is None:
+            counter = self._requests[key] = self.requests.labels(route, method, str(status))
+        counter.inc()
+        histogram = self._latency.get(route)
+        if histogram is None:
+            histogram = self._latency[route] = self.latency.labels(route)
+        histogram.observe(seconds)
+
+    def move_applied(self, variant: str) -> None:
+        counter = self._moves.get(variant)
+        if counter is None:
+            counter = self._moves[variant] = self.moves.labels(variant)
+        counter.inc()
+
+    def problem(self, code: str) -> None:
+        counter = self._errors.get(code)
+        if counter is None:
+            counter = self._errors[code] = self.errors.labels(code)
+        counter.inc()
+
+    def response(self) -> Response:
+        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class MetricsMiddleware:
+    """Counts and times every request by its route template (not its raw path, which
+    would make one series per game)."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def recording_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, recording_send)
+        finally:
+            route = scope.get("route")
+            template = getattr(route, "path", UNMATCHED_ROUTE)
+            self.metrics.observe_request(
+                template, scope["method"], status, time.perf_counter() - start
+            )

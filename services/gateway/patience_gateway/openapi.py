@@ -1,0 +1,88 @@
+"""OpenAPI details FastAPI does not derive on its own: problem+json error bodies,
+response headers, and the bearer security scheme."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+from patience_gateway.models import Problem
+from patience_gateway.problems import KINDS, PROBLEM_MEDIA_TYPE
+
+ETAG_HEADER = {
+    "description": 'The game\'s version as a strong entity tag, e.g. `"7"`. '
+    "Send it back in If-Match to make a change conditional.",
+    "schema": {"type": "string", "example": '"7"'},
+}
+RETRY_AFTER_HEADER = {
+    "description": "Seconds to wait before retrying.",
+    "schema": {"type": "integer", "example": 1},
+}
+LOCATION_HEADER = {
+    "description": "The new game's URL.",
+    "schema": {"type": "string", "example": "/v1/games/x7R2kJ0vQp9sYd3mN8a1Zw-_"},
+}
+REPLAYED_HEADER = {
+    "description": "`true` when this is the stored answer to an earlier request with the "
+    "same Idempotency-Key.",
+    "schema": {"type": "string", "example": "true"},
+}
+
+
+def _codes_for(status: int) -> list[str]:
+    return [kind.code for kind in KINDS.values() if kind.status == status] + (
+        ["malformed-body"] if status == 422 else []
+    )
+
+
+def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` entries for error statuses, each a problem+json body."""
+    responses: dict[int | str, dict[str, Any]] = {}
+    for status in (*statuses, 500):
+        codes = ", ".join(f"`{code}`" for code in _codes_for(status))
+        entry: dict[str, Any] = {"model": Problem, "description": f"Problem: {codes}."}
+        if status == 503:
+            entry["headers"] = {"Retry-After": RETRY_AFTER_HEADER}
+        if status in (409, 412):
+            entry["headers"] = {"ETag": ETAG_HEADER}
+        responses[status] = entry
+    return responses
+
+
+def ok(description: str, **headers: dict[str, Any]) -> dict[str, Any]:
+    return {"description": description, "headers": headers}
+
+
+def install(app: FastAPI) -> None:
+    """Replace app.openapi with a generator that finishes the schema."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = get_openapi(
+            title=app.title,
+            version=app.version,
+            description=app.description,
+            routes=app.routes,
+            tags=app.openapi_tags,
+        )
+        for path in schema.get("paths", {}).values():
+            for operation in path.values():
+                for status, response in operation.get("responses", {}).items():
+                    content = response.get("content", {})
+                    # Error bodies are application/problem+json (RFC 9457).
+                    if status[0] in "45" and "application/json" in content:
+                        content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
+        schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+        for scheme in schemes.values():
+            if scheme.get("scheme") == "bearer":
+                scheme["description"] = (
+                    "The token returned once, when the game was created. Missing: 401 "
+                    "`missing-token`; not this game's: 403 `bad-token`."
+                )
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

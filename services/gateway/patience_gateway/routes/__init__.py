@@ -1,0 +1,1 @@
+"""The HTTP resources: games, variants, and the operational endpoints."""

@@ -1,0 +1,368 @@
+"""What each game operation does: read from the store, ask the engine, write back.
+
+The shape of every change (move, undo, redo) is the same: one read round trip
+(state, version, token hash and the idempotency record), one engine call, one
+compare-and-set write. Nothing else writes, so a failure anywhere leaves the game
+as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from patience_engine.client import EngineClient, EngineError, EngineUnavailable
+from solitaire.v1 import engine_pb2, game_pb2
+
+from patience_gateway import views
+from patience_gateway.failures import engine_problem, internal_engine_problem
+from patience_gateway.models import MoveRequest, NewGameRequest
+from patience_gateway.preconditions import etag, none_match, require_match
+from patience_gateway.problems import ProblemError
+from patience_gateway.security import (
+    check_token,
+    is_game_id,
+    new_game_id,
+    new_token,
+    token_digest,
+)
+from patience_gateway.store import GameStore, Loaded, StoredAnswer
+
+log = logging.getLogger("patience_gateway")
+
+MAX_DEAL = 10**20
+MAX_IDEMPOTENCY_KEY = 255
+
+
+@dataclass(slots=True)
+class Reply:
+    """An answer ready to send: status, JSON body bytes and headers."""
+
+    status: int
+    body: bytes
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _json(body: dict[str, Any]) -> bytes:
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+def _stored_reply(answer: StoredAnswer) -> Reply:
+    return Reply(answer.status, answer.body, {"ETag": answer.etag, "Idempotent-Replayed": "true"})
+
+
+def deal_text(deal: int | str | None) -> str | None:
+    """The deal number as the engine wants it (decimal text), or invalid-deal."""
+    if deal is None:
+        return None
+    if isinstance(deal, str):
+        if not (deal.isascii() and deal.isdigit()) or len(deal) > 21:
+            raise ProblemError("invalid-deal", f"deal {deal!r} is not a whole number 0..10^20")
+        deal = int(deal)
+    if not 0 <= deal <= MAX_DEAL:
+        raise ProblemError("invalid-deal", f"deal {deal} is outside 0..10^20")
+    return str(deal)
+
+
+def check_idempotency_key(key: str | None) -> str:
+    if key is None:
+        return ""
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+        raise ProblemError(
+            "malformed-header", "Idempotency-Key must be 1..255 printable ASCII characters"
+        )
+    return key
+
+
+def fingerprint(operation: str, request: MoveRequest | None) -> str:
+    """Identifies a request's meaning, so a reused Idempotency-Key can be told apart."""
+    canonical = "" if request is None else request.model_dump_json(exclude_none=True)
+    return hashlib.sha256(f"{operation}\n{canonical}".encode()).hexdigest()[:32]
+
+
+class GameService:
+    def __init__(
+        self,
+        engine: EngineClient,
+        store: GameStore,
+        *,
+        retry_after: int,
+        on_move_applied: Callable[[str], None] = lambda variant: None,
+    ) -> None:
+        self.engine = engine
+        self.store = store
+        self.retry_after = retry_after
+        self.on_move_applied = on_move_applied
+
+    # ------------------------------------------------------------------ helpers
+
+    def _engine_problem(self, error: EngineError) -> ProblemError:
+        return engine_problem(error, self.retry_after)
+
+    def _replay_problem(self, error: EngineError) -> ProblemError:
+        """An engine error while replaying stored data is the server's fault."""
+        if isinstance(error, EngineUnavailable):
+            return self._engine_problem(error)
+        return internal_engine_problem(error)
+
+    @staticmethod
+    def _authorised(game_id: str, loaded: Loaded | None, token: str) -> Loaded:
+        if loaded is None:
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        check_token(token, loaded.token_digest)
+        return loaded
+
+    @staticmethod
+    def _known_id(game_id: str) -> None:
+        if not is_game_id(game_id):
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+
+    @staticmethod
+    def _replayed(answer: StoredAnswer | None, print_: str) -> Reply | None:
+        """The stored answer when this Idempotency-Key was used before."""
+        if answer is None:
+            return None
+        if answer.fingerprint != print_:
+            raise ProblemError(
+                "idempotency-key-reused",
+                "this Idempotency-Key was used on this game for a different request",
+            )
+        return _stored_reply(answer)
+
+    # ------------------------------------------------------------------ operations
+
+    async def create(self, request: NewGameRequest) -> tuple[str, Reply]:
+        deal = deal_text(request.deal)
+        try:
+            reply = await self.engine.new_game(request.variant, deal=deal, options=request.options)
+        except EngineError as error:
+            raise self._engine_problem(error) from None
+        inner = game_pb2.GameState.FromString(reply.state.state)
+        token = new_token()
+        while True:  # a collision of 144-bit ids is not expected; draw again if it happens
+            game_id = new_game_id()
+            created = await self.store.create(
+                game_id,
+                state=reply.state.SerializeToString(),
+                token_digest=token_digest(token),
+                variant=reply.view.variant,
+                options_json=json.dumps(list(reply.view.options)),
+                deal=inner.deal,
+                deal_secret=inner.deal_secret,
+                status=views.status_name(reply.view.status),
+            )
+            if created:
+                break
+        body = views.game_json(game_id, 1, reply.view)
+        body["token"] = token
+        headers = {"ETag": etag(1), "Cache-Control": "no-store"}
+        return game_id, Reply(201, _json(body), headers)
+
+    async def get(self, game_id: str, token: str, if_none_match: str | None) -> Reply:
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id), token)
+        tag = etag(loaded.version)
+        if none_match(if_none_match, loaded.version):
+            return Reply(304, b"", {"ETag": tag})
+        try:
+            view = await self.engine.player_view(game_pb2.SealedState.FromString(loaded.state))
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        return Reply(200, _json(views.game_json(game_id, loaded.version, view)), {"ETag": tag})
+
+    async def legal_moves(self, game_id: str, token: str) -> Reply:
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id), token)
+        try:
+            moves = await self.engine.legal_moves(game_pb2.SealedState.FromString(loaded.state))
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        body = {"id": game_id, "version": loaded.version, "moves": views.moves_json(moves)}
+        return Reply(200, _json(body), {"ETag": etag(loaded.version)})
+
+    async def move(
+        self,
+        game_id: str,
+        token: str,
+        request: MoveRequest,
+        if_match: str | None,
+        idempotency_key: str | None,
+    ) -> Reply:
+        key = check_idempotency_key(idempotency_key)
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id, key), token)
+        print_ = fingerprint("move", request) if key else ""
+        if (replayed := self._replayed(loaded.answer, print_)) is not None:
+            return replayed
+        require_match(if_match, loaded.version)
+        move: str | game_pb2.Move = (
+            request.move
+            if request.move is not None
+            else game_pb2.Move(
+                kind=game_pb2.Move.Kind.Value(request.kind.upper()) if request.kind else 0,
+                source=request.source or "",
+                target=request.target or "",
+                count=request.count or 0,
+                columns=request.columns or (),
+            )
+        )
+        try:
+            reply = await self.engine.apply_move(
+                game_pb2.SealedState.FromString(loaded.state), move
+            )
+        except EngineError as error:
+            raise self._engine_problem(error) from None
+        result = await self._commit(
+            "move",
+            game_id,
+            loaded,
+            reply,
+            if_match,
+            key,
+            print_,
+            views.move_result_json(game_id, loaded.version + 1, reply),
+            move=reply.applied[-1].notation,
+        )
+        if result.status == 200 and "Idempotent-Replayed" not in result.headers:
+            self.on_move_applied(reply.view.variant)
+        return result
+
+    async def undo(
+        self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
+    ) -> Reply:
+        key = check_idempotency_key(idempotency_key)
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load_for_undo(game_id, key), token)
+        print_ = fingerprint("undo", None) if key else ""
+        if (replayed := self._replayed(loaded.answer, print_)) is not None:
+            return replayed
+        require_match(if_match, loaded.version)
+        if not loaded.moves:
+            raise ProblemError("nothing-to-undo", "the game is at its deal")
+        # Replaying from the deal keeps the hidden stock exactly as it was dealt.
+        earlier = [m.decode() for m in loaded.moves[:-1]]
+        try:
+            reply = await self.engine.apply_moves(
+                game_pb2.SealedState.FromString(loaded.state), earlier
+            )
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        body = views.game_json(game_id, loaded.version + 1, reply.view)
+        return await self._commit("undo", game_id, loaded, reply, if_match, key, print_, body)
+
+    async def redo(
+        self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
+    ) -> Reply:
+        key = check_idempotency_key(idempotency_key)
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load_for_redo(game_id, key), token)
+        print_ = fingerprint("redo", None) if key else ""
+        if (replayed := self._replayed(loaded.answer, print_)) is not None:
+            return replayed
+        require_match(if_match, loaded.version)
+        if loaded.next_redo is None:
+            raise ProblemError("nothing-to-redo", "no undone move is waiting to be redone")
+        try:
+            reply = await self.engine.apply_move(
+                game_pb2.SealedState.FromString(loaded.state), loaded.next_redo.decode()
+            )
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        body = views.move_result_json(game_id, loaded.version + 1, reply)
+        return await self._commit("redo", game_id, loaded, reply, if_match, key, print_, body)
+
+    async def _commit(
+        self,
+        operation: str,
+        game_id: str,
+        loaded: Loaded,
+        reply: engine_pb2.GameResponse,
+        if_match: str | None,
+        key: str,
+        print_: str,
+        body: dict[str, Any],
+        move: str = "",
+    ) -> Reply:
+        """Write the change if the game is still at the version read; else explain why not."""
+        payload = _json(body)
+        new_tag = etag(loaded.version + 1)
+        answer = StoredAnswer(print_, 200, new_tag, payload) if key else None
+        result = await self.store.commit(
+            operation,
+            game_id,
+            expected_version=loaded.version,
+            state=reply.state.SerializeToString(),
+            status=views.status_name(reply.view.status),
+            move=move,
+            idempotency_key=key,
+            answer=answer,
+        )
+        if result.outcome == "ok":
+            return Reply(200, payload, {"ETag": new_tag})
+        if result.outcome == "idem":
+            # A retry with the same key won the race: answer as it was answered.
+            replayed = self._replayed(result.answer, print_)
+            assert replayed is not None
+            return replayed
+        if result.outcome == "gone":
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        if result.outcome == "stale":
+            current = etag(result.version)
+            if if_match is not None:
+                raise ProblemError(
+                    "stale-version",
+                    f"the game changed to version {current} meanwhile; nothing was applied",
+                    headers={"ETag": current},
+                )
+            raise ProblemError(
+                "concurrent-update",
+                "another request changed the game meanwhile; nothing was applied",
+                headers={"ETag": current},
+            )
+        # 'empty': the lists changed although the version did not; cannot happen while
+        # every write goes through these scripts.
+        log.error(
+            "%s on game %s found nothing to %s at version %s",
+            operation,
+            game_id,
+            operation,
+            loaded.version,
+        )
+        raise ProblemError("internal", "the server failed to process the game")
+
+    async def history(self, game_id: str, token: str) -> Reply:
+        self._known_id(game_id)
+        record = await self.store.load_history(game_id)
+        if record is None:
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        check_token(token, record.token_digest)
+        over = record.status in views.OVER
+        body = {
+            "id": game_id,
+            "version": record.version,
+            "variant": record.variant,
+            "options": json.loads(record.options_json),
+            "deal": record.deal if (over or not record.deal_secret) else None,
+            "moves": record.moves + record.redo,
+            "position": len(record.moves),
+        }
+        return Reply(200, _json(body), {"ETag": etag(record.version)})
+
+    async def delete(self, game_id: str, token: str, if_match: str | None) -> Reply:
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id), token)
+        require_match(if_match, loaded.version)
+        result = await self.store.delete(game_id, loaded.version if if_match is not None else None)
+        if result.outcome == "stale":
+            raise ProblemError(
+                "stale-version",
+                f"the game changed to version {etag(result.version)} meanwhile; not deleted",
+                headers={"ETag": etag(result.version)},
+            )
+        if result.outcome == "gone":
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        return Reply(204, b"")

@@ -1,0 +1,57 @@
+"""The gateway's configuration, read from the environment."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value the gateway cannot use."""
+
+
+def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be a whole number, got {raw!r}") from None
+    if value <= 0:
+        raise SettingsError(f"{name} must be positive, got {value}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Everything the gateway needs to know about its surroundings."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    engine_addr: str = "127.0.0.1:50051"
+    game_ttl_seconds: int = 604800
+    max_body_bytes: int = 65536
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_level: str = "info"
+    # How long clients are told to wait (Retry-After) when Redis or the engine is down.
+    retry_after_seconds: int = 1
+    # Deadline of one engine call.
+    engine_timeout_seconds: float = 5.0
+    # Deadline of one Redis command.
+    redis_timeout_seconds: float = 2.0
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        env = os.environ if environ is None else environ
+        defaults = cls()
+        return cls(
+            redis_url=env.get("REDIS_URL") or defaults.redis_url,
+            engine_addr=env.get("ENGINE_ADDR") or defaults.engine_addr,
+            game_ttl_seconds=_positive_int(env, "GAME_TTL_SECONDS", defaults.game_ttl_seconds),
+            max_body_bytes=_positive_int(env, "MAX_BODY_BYTES", defaults.max_body_bytes),
+            host=env.get("GATEWAY_HOST") or defaults.host,
+            port=_positive_int(env, "GATEWAY_PORT", defaults.port),
+            log_level=(env.get("LOG_LEVEL") or defaults.log_level).lower(),
+        )
