@@ -1,0 +1,236 @@
+"""The immutable game state."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .cards import Card
+from .deals import check_deal_number, random_deal_number, shuffled_stock
+from .errors import IllegalMove
+from .moves import CardMoved, Move
+
+if TYPE_CHECKING:
+    from .ruleset import RuleSet
+    from .variant import Variant
+
+
+class Status(enum.Enum):
+    PLAYING = "playing"
+    WON = "won"
+    STUCK = "stuck"
+
+
+class State:
+    """One position of one game. Immutable: moves give new states.
+
+    Build one with ``variant.new_game``, :meth:`from_parts` or ``parse_state``.
+    """
+
+    __slots__ = (
+        "_deal",
+        "_draws",
+        "_fcount",
+        "_hash",
+        "_legal",
+        "_moves_made",
+        "_piles",
+        "_redeals_left",
+        "_rules",
+    )
+    _rules: RuleSet
+    _piles: tuple[tuple[Card, ...], ...]
+    _redeals_left: int
+    _moves_made: int
+    _deal: int
+    _draws: int
+    _fcount: int
+    _legal: tuple[Move, ...] | None
+    _hash: int | None
+
+    def __init__(self) -> None:
+        raise TypeError("build a State with variant.new_game, State.from_parts or parse_state")
+
+    # ------------------------------------------------------------ attributes
+
+    @property
+    def variant(self) -> Variant:
+        return self._rules.variant
+
+    @property
+    def options(self) -> frozenset[str]:
+        return self._rules.options
+
+    @property
+    def piles(self) -> tuple[tuple[Card, ...], ...]:
+        return self._piles
+
+    def pile(self, pile_id: str) -> tuple[Card, ...]:
+        index = self._rules.index.get(pile_id)
+        if index is None:
+            raise KeyError(f"{self.variant.id} has no pile {pile_id!r}")
+        return self._piles[index]
+
+    @property
+    def redeals_left(self) -> int:
+        return self._redeals_left
+
+    @property
+    def moves_made(self) -> int:
+        return self._moves_made
+
+    @property
+    def deal(self) -> int:
+        return self._deal
+
+    @property
+    def draws(self) -> int:
+        return self._draws
+
+    @property
+    def foundation_cards(self) -> int:
+        return self._fcount
+
+    @property
+    def stock_size(self) -> int:
+        stock = self._rules.stock
+        return len(self._piles[stock]) if stock >= 0 else 0
+
+    @property
+    def total_cards(self) -> int:
+        return self._rules.total
+
+    @property
+    def status(self) -> Status:
+        if self._fcount == self._rules.total:
+            return Status.WON
+        return Status.PLAYING if self.legal_moves() else Status.STUCK
+
+    # ----------------------------------------------------------------- moves
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._rules.legal_moves(self)
+        return legal
+
+    def is_legal(self, move: Move) -> bool:
+        try:
+            self._rules.apply(self, move, False)
+        except IllegalMove:
+            return False
+        return True
+
+    def apply(self, move: Move) -> State:
+        """The state after ``move``; raises :class:`IllegalMove` if it is not legal."""
+        return self._rules.apply(self, move, False)[0]
+
+    def apply_with_events(self, move: Move) -> tuple[State, tuple[CardMoved, ...]]:
+        return self._rules.apply(self, move, True)
+
+    # ------------------------------------------------------------- building
+
+    @classmethod
+    def from_parts(
+        cls,
+        variant: Variant,
+        piles: Sequence[Sequence[Card]],
+        *,
+        options: Iterable[str] = (),
+        redeals_left: int,
+        moves_made: int,
+        deal: int,
+        draws: int,
+    ) -> State:
+        """A state from outside data, validated; raises :class:`InvalidState`."""
+        from .validation import validated_state
+
+        return validated_state(
+            variant,
+            piles,
+            options=options,
+            redeals_left=redeals_left,
+            moves_made=moves_made,
+            deal=deal,
+            draws=draws,
+        )
+
+    def to_notation(self) -> str:
+        from .notation import format_state
+
+        return format_state(self)
+
+    # ------------------------------------------------------------ value type
+
+    def __str__(self) -> str:
+        return self.to_notation()
+
+    def __repr__(self) -> str:
+        return f"State({self.to_notation()!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return (
+            self._piles == other._piles
+            and self._rules is other._rules
+            and self._moves_made == other._moves_made
+            and self._redeals_left == other._redeals_left
+            and self._deal == other._deal
+            and self._draws == other._draws
+        )
+
+    def __hash__(self) -> int:
+        value = self._hash
+        if value is None:
+            value = self._hash = hash(
+                (
+                    self._rules.variant.id,
+                    self._rules.options,
+                    self._piles,
+                    self._redeals_left,
+                    self._moves_made,
+                    self._deal,
+                    self._draws,
+                )
+            )
+        return value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from .notation import parse_state
+
+        return parse_state, (self.to_notation(),)
+
+
+_new_state = object.__new__
+
+
+def make_state(
+    rules: RuleSet,
+    piles: tuple[tuple[Card, ...], ...],
+    redeals_left: int,
+    moves_made: int,
+    deal: int,
+    draws: int,
+    foundation_cards: int,
+) -> State:
+    """A state from trusted parts (the rules' own output): no validation."""
+    state: State = _new_state(State)
+    state._rules = rules
+    state._piles = piles
+    state._redeals_left = redeals_left
+    state._moves_made = moves_made
+    state._deal = deal
+    state._draws = draws
+    state._fcount = foundation_cards
+    state._legal = None
+    state._hash = None
+    return state
+
+
+def new_game(variant: Variant, deal: int | None, options: Iterable[str]) -> State:
+    rules = variant.ruleset(variant.option_set(options))
+    number = random_deal_number() if deal is None else check_deal_number(deal)
+    stock, draws = shuffled_stock(variant.packs, number)
+    return rules.state_after_deal(number, stock, draws)

@@ -1,0 +1,137 @@
+"""Checking a state built from outside data: only positions that play can reach."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from .cards import ACE, CARD_NAMES, Card, rank
+from .deals import MAX_DEAL
+from .errors import InvalidState
+from .ruleset import RuleSet
+from .state import State, make_state
+from .variant import Variant
+
+
+def validated_state(
+    variant: Variant,
+    piles: Sequence[Sequence[Card]],
+    *,
+    options: Iterable[str],
+    redeals_left: int,
+    moves_made: int,
+    deal: int,
+    draws: int,
+) -> State:
+    rules = variant.ruleset(variant.option_set(options))
+    if len(piles) != len(variant.pile_ids):
+        raise InvalidState(
+            "WRONG_PILE_COUNT",
+            f"{variant.id} has {len(variant.pile_ids)} piles, got {len(piles)}",
+        )
+    cards = tuple(tuple(pile) for pile in piles)
+    _check_cards(variant, cards)
+    _check_foundations(rules, cards)
+    for cell in rules.cells:
+        if len(cards[cell]) > 1:
+            raise InvalidState("BAD_CELL", f"{rules.pile_ids[cell]} holds more than one card")
+    if not _is_int(deal) or not 0 <= deal <= MAX_DEAL:
+        raise InvalidState("BAD_DEAL", f"deal numbers run from 0 to 10^20, got {deal!r}")
+    _check_counters(rules, cards, redeals_left, moves_made, draws)
+    foundation_cards = sum(len(cards[f]) for f in rules.foundations)
+    return make_state(rules, cards, redeals_left, moves_made, deal, draws, foundation_cards)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_cards(variant: Variant, piles: tuple[tuple[Card, ...], ...]) -> None:
+    counts: Counter[Card] = Counter()
+    for pile in piles:
+        for card in pile:
+            if not _is_int(card) or not 0 <= card < 52:
+                raise InvalidState("WRONG_CARDS", f"{card!r} is not a card code (0..51)")
+        counts.update(pile)
+    missing = [c for c in range(52) if counts[c] < variant.packs]
+    extra = [c for c in range(52) if counts[c] > variant.packs]
+    if missing or extra:
+        parts = []
+        if missing:
+            parts.append("missing " + " ".join(CARD_NAMES[c] for c in missing))
+        if extra:
+            parts.append("too many " + " ".join(CARD_NAMES[c] for c in extra))
+        raise InvalidState(
+            "WRONG_CARDS",
+            f"{variant.id} holds every card {variant.packs} time(s): " + "; ".join(parts),
+        )
+
+
+def _check_foundations(rules: RuleSet, piles: tuple[tuple[Card, ...], ...]) -> None:
+    aces_dealt = rules.variant.deal_pattern.aces_to_foundations
+    for f in rules.foundations:
+        pile = piles[f]
+        order = rules.found_next[f]
+        if list(pile) != list(order[: len(pile)]):
+            raise InvalidState(
+                "BAD_FOUNDATION",
+                f"{rules.pile_ids[f]} must hold a run from {CARD_NAMES[order[0]]} "
+                "in its suit and direction",
+            )
+        if aces_dealt and rank(order[0]) == ACE and not pile:
+            raise InvalidState(
+                "BAD_FOUNDATION", f"{rules.pile_ids[f]} holds its ace from the deal on"
+            )
+
+
+def _check_counters(
+    rules: RuleSet,
+    piles: tuple[tuple[Card, ...], ...],
+    redeals_left: int,
+    moves_made: int,
+    draws: int,
+) -> None:
+    for name, value in (("redeals_left", redeals_left), ("moves_made", moves_made)):
+        if not _is_int(value) or value < 0:
+            raise InvalidState("BAD_COUNTER", f"{name} must be a whole number >= 0")
+    if not _is_int(draws) or draws < 0:
+        raise InvalidState("BAD_COUNTER", "draws must be a whole number >= 0")
+    if redeals_left > rules.redeals:
+        raise InvalidState(
+            "BAD_COUNTER", f"redeals_left must lie in 0..{rules.redeals}, got {redeals_left}"
+        )
+    used = rules.redeals - redeals_left
+    opening_draws = rules.total - 1
+    shuffles = rules.redeal is not None and rules.redeal.shuffle
+    if shuffles and used:
+        # Every redeal shuffles the tableau of its time, which was at least as large
+        # as today's (cards never return to the tableau) and at most the whole pack.
+        tableau = sum(len(piles[t]) for t in rules.tableau)
+        low = opening_draws + used * max(tableau - 1, 0)
+        high = opening_draws + used * (rules.total - 1)
+        if not low <= draws <= high:
+            raise InvalidState(
+                "BAD_COUNTER",
+                f"after {used} redeal(s) with {tableau} tableau cards, draws must lie "
+                f"in {low}..{high}, got {draws}",
+            )
+    elif draws != opening_draws:
+        raise InvalidState(
+            "BAD_COUNTER", f"draws must be {opening_draws} (the opening shuffle), got {draws}"
+        )
+    dealt = 0
+    if rules.stock >= 0:
+        opening_stock = rules.total - sum(len(p) for p in rules.variant.deal_pattern.passes)
+        if rules.variant.deal_pattern.aces_to_foundations:
+            opening_stock -= 4 * rules.variant.packs
+        stock, waste = len(piles[rules.stock]), len(piles[rules.waste])
+        dealt = opening_stock - stock
+        if dealt < 0 or waste > dealt:
+            raise InvalidState(
+                "WRONG_CARDS", f"the stock and waste cannot hold {stock} and {waste} cards"
+            )
+    if moves_made < used + dealt:
+        raise InvalidState(
+            "BAD_COUNTER",
+            f"{used} redeal(s) and {dealt} card(s) dealt need at least {used + dealt} moves",
+        )
