@@ -1,0 +1,263 @@
+"""Conversions between the rules library's values and the protobuf messages.
+
+States: `decode_state` turns `GameState` bytes into a validated rules `State` (plus the
+engine-only flag `deal_secret`), rejecting anything that is not exactly a state the
+engine could have made; `encode_state` is its inverse. Moves: `decode_move` accepts a
+`Move` given by notation alone or by kind and fields, `encode_move` fills in every field.
+Events: `encode_event` turns the library's CardMoved into the message.
+
+Every rejection is a `Rejected` with the reason from docs/errors.md; nothing here lets
+an exception about malformed input escape as anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import patience
+from google.protobuf.message import DecodeError
+from solitaire.v1 import game_pb2
+
+from patience_engine.errors import Reason, Rejected
+
+# Client-supplied text echoed in error metadata is cut to this length.
+ECHO_LIMIT = 100
+
+CARD_NAMES: tuple[str, ...] = tuple(patience.card_name(code) for code in range(52))
+
+_KIND_TO_MESSAGE = {
+    patience.MoveKind.TRANSFER: game_pb2.Move.TRANSFER,
+    patience.MoveKind.DEAL: game_pb2.Move.DEAL,
+    patience.MoveKind.REDEAL: game_pb2.Move.REDEAL,
+    patience.MoveKind.WITHDRAW: game_pb2.Move.WITHDRAW,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A rules state with what the engine adds to it: whether its deal number is secret."""
+
+    state: patience.State
+    deal_secret: bool
+
+
+# --------------------------------------------------------------------------- states
+
+
+def decode_state(data: bytes) -> Position:
+    """The position in `data` (serialized GameState); raises Rejected when it is not one."""
+    if not data:
+        raise Rejected(Reason.MISSING_FIELD, "the request carries no state", field="state")
+    try:
+        message = game_pb2.GameState.FromString(data)
+    except DecodeError:
+        raise Rejected(Reason.MALFORMED_STATE, "the state bytes are not a GameState") from None
+    # The engine writes each field once and no field it does not know; anything else
+    # (unknown fields, repeated scalars, explicit defaults) is not a state it made.
+    message.DiscardUnknownFields()
+    if message.ByteSize() != len(data):
+        raise Rejected(
+            Reason.MALFORMED_STATE,
+            "the state bytes hold unknown or repeated fields: not a GameState the engine wrote",
+        )
+    variant = patience.VARIANTS.get(message.variant)
+    if variant is None:
+        raise _invalid("UNKNOWN_VARIANT", "the state is for a variant this engine does not know")
+    options = tuple(message.options)
+    for name in options:
+        if name not in variant.options:
+            raise _invalid("UNKNOWN_OPTION", f"the state switches on an option {variant.id} lacks")
+    if list(options) != sorted(set(options)):
+        raise _invalid("BAD_OPTIONS", "the state's options are not sorted and distinct")
+    deal = parse_deal(message.deal, canonical=True)
+    if deal is None:
+        raise _invalid("BAD_DEAL", "the state's deal number is not a decimal number")
+    try:
+        state = patience.State.from_parts(
+            variant,
+            tuple(tuple(pile.cards) for pile in message.piles),
+            options=options,
+            redeals_left=message.redeals_left,
+            moves_made=message.moves_made,
+            deal=deal,
+            draws=message.draws,
+        )
+    except patience.InvalidState as error:
+        raise _invalid(error.reason, f"impossible state: {error}") from None
+    return Position(state, message.deal_secret)
+
+
+def encode_state(position: Position) -> bytes:
+    """The serialized GameState of a position."""
+    state = position.state
+    message = game_pb2.GameState(
+        variant=state.variant.id,
+        options=sorted(state.options),
+        redeals_left=state.redeals_left,
+        moves_made=state.moves_made,
+        deal=str(state.deal),
+        deal_secret=position.deal_secret,
+        draws=state.draws,
+    )
+    add_pile = message.piles.add
+    for pile in state.piles:
+        add_pile(cards=bytes(pile))
+    return message.SerializeToString()
+
+
+def _invalid(detail: str, message: str) -> Rejected:
+    return Rejected(Reason.INVALID_STATE, message, detail=detail)
+
+
+def parse_deal(text: str, *, canonical: bool = False) -> int | None:
+    """The deal number written in decimal ASCII digits, or None. With `canonical`,
+    leading zeros are refused too (the engine never writes them)."""
+    if not text or len(text) > 40 or not (text.isascii() and text.isdigit()):
+        return None
+    if canonical and len(text) > 1 and text[0] == "0":
+        return None
+    return int(text)
+
+
+# --------------------------------------------------------------------------- moves
+
+
+def decode_move(message: game_pb2.Move, *, index: int | None = None) -> patience.Move:
+    """The rules Move for a Move message given by notation alone or by kind and fields
+    (with an optional notation that must agree). `index` is its place in a batch."""
+    kind = message.kind
+    notation = message.notation
+    if kind == game_pb2.Move.KIND_UNSPECIFIED:
+        if message.source or message.target or message.count or message.columns:
+            raise _malformed(
+                "a move given by its fields needs its kind",
+                notation or _describe_fields(message),
+                index,
+            )
+        if not notation:
+            where = {} if index is None else {"index": str(index)}
+            raise Rejected(
+                Reason.MISSING_FIELD,
+                "the move is empty: give its notation, or its kind and fields",
+                field="move",
+                **where,
+            )
+        return _parse(notation, index)
+    move = _move_from_fields(message, index)
+    if notation and _parse(notation, index) != move:
+        raise _malformed(
+            f"the notation {echo(notation)!r} does not match the move's fields ({move})",
+            notation,
+            index,
+        )
+    return move
+
+
+def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Move:
+    kind = message.kind
+    source, target, count, columns = (
+        message.source,
+        message.target,
+        message.count,
+        tuple(message.columns),
+    )
+    described = _describe_fields(message)
+    if kind == game_pb2.Move.TRANSFER:
+        if not source or not target:
+            raise _malformed("a transfer needs a source and a target pile", described, index)
+        if columns:
+            raise _malformed("only a withdraw names columns", described, index)
+        count = count or 1
+        move = _parse(f"{source}-{target}" if count == 1 else f"{source}-{target}/{count}", index)
+        if (move.source, move.target, move.count) != (source, target, count):
+            raise _malformed("the transfer's pile ids are not valid", described, index)
+        return move
+    if source or target or count > 1:
+        raise _malformed("only a transfer names source, target and count", described, index)
+    if kind == game_pb2.Move.WITHDRAW:
+        if not columns:
+            raise _malformed("a withdraw names the columns it takes from", described, index)
+        move = _parse("withdraw " + " ".join(columns), index)
+        if sorted(move.columns) != sorted(columns):
+            raise _malformed("the withdraw's columns are not valid pile ids", described, index)
+        return move
+    if columns:
+        raise _malformed("only a withdraw names columns", described, index)
+    if kind == game_pb2.Move.DEAL:
+        return patience.Move.deal()
+    if kind == game_pb2.Move.REDEAL:
+        return patience.Move.redeal()
+    raise _malformed(f"unknown move kind {kind}", described, index)
+
+
+def _parse(text: str, index: int | None) -> patience.Move:
+    try:
+        return patience.Move.parse(text)
+    except patience.NotationError as error:
+        raise _malformed(f"cannot read the move {echo(text)!r}: {error}", text, index) from None
+
+
+def _describe_fields(message: game_pb2.Move) -> str:
+    """A readable form of a move given by fields, for error metadata."""
+    kind = game_pb2.Move.Kind.Name(message.kind) if message.kind in _KIND_NUMBERS else "?"
+    parts = [kind.lower(), message.source, message.target]
+    if message.count:
+        parts.append(str(message.count))
+    parts.extend(message.columns)
+    return " ".join(part for part in parts if part)
+
+
+_KIND_NUMBERS = frozenset(game_pb2.Move.Kind.values())
+
+
+def _malformed(message: str, text: str, index: int | None) -> Rejected:
+    metadata = {"move": echo(text)}
+    if index is not None:
+        metadata["index"] = str(index)
+    return Rejected(Reason.MALFORMED_MOVE, message, **metadata)
+
+
+def echo(text: str) -> str:
+    return text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1] + "…"
+
+
+def move_fields(move: patience.Move) -> dict[str, Any]:
+    """Every field of the Move message for a move, notation included."""
+    return {
+        "kind": _KIND_TO_MESSAGE[move.kind],
+        "source": move.source,
+        "target": move.target,
+        "count": move.count,
+        "columns": move.columns,
+        "notation": str(move),
+    }
+
+
+def encode_move(move: patience.Move) -> game_pb2.Move:
+    """A Move message with every field filled in, notation included."""
+    return game_pb2.Move(**move_fields(move))
+
+
+def add_moves(field: Any, moves: Iterable[patience.Move]) -> None:
+    """Appends moves to a repeated Move field, built in place."""
+    add = field.add
+    for move in moves:
+        add(**move_fields(move))
+
+
+# --------------------------------------------------------------------------- events
+
+
+def add_events(field: Any, events: Iterable[patience.CardMoved]) -> None:
+    """Appends the library's CardMoved events to a repeated CardMoved field."""
+    add = field.add
+    for event in events:
+        add(
+            card=CARD_NAMES[event.card],
+            source=event.source,
+            source_index=event.source_index,
+            target=event.target,
+            target_index=event.target_index,
+        )

@@ -1,0 +1,52 @@
+"""Seals: HMAC-SHA256 over a state's exact bytes, so the engine accepts only states it made.
+
+With a key, every state the engine hands out carries `seal = HMAC-SHA256(key, state)`
+and every state it is given must carry the right seal, checked before the bytes are
+parsed. Without a key, seals are left empty and ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from solitaire.v1 import game_pb2
+
+from patience_engine.errors import Reason, Rejected
+
+
+class Sealer:
+    """Seals and checks states with one key (or none)."""
+
+    __slots__ = ("_key",)
+
+    def __init__(self, key: bytes | None) -> None:
+        self._key = key or None
+
+    @property
+    def enabled(self) -> bool:
+        return self._key is not None
+
+    def seal(self, state: bytes) -> game_pb2.SealedState:
+        if self._key is None:
+            return game_pb2.SealedState(state=state)
+        return game_pb2.SealedState(state=state, seal=self._mac(state))
+
+    def unseal(self, sealed: game_pb2.SealedState) -> bytes:
+        """The state bytes, once their seal is checked; raises Rejected otherwise."""
+        state: bytes = sealed.state
+        if self._key is None:
+            return state
+        seal: bytes = sealed.seal
+        if not seal:
+            raise Rejected(Reason.STATE_SEAL_INVALID, "the state carries no seal")
+        if not hmac.compare_digest(seal, self._mac(state)):
+            raise Rejected(
+                Reason.STATE_SEAL_INVALID,
+                "the state's seal does not match: the state was changed or not made by this engine",
+            )
+        return state
+
+    def _mac(self, state: bytes) -> bytes:
+        assert self._key is not None
+        return hmac.digest(self._key, state, hashlib.sha256)

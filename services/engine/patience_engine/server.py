@@ -1,0 +1,243 @@
+"""Running the engine: one grpc.aio server, or several worker processes on one port.
+
+`start_server(config)` starts one server in the current event loop and returns a
+`RunningEngine`:
+
+    running = await start_server(EngineConfig(listen="127.0.0.1:0", workers=1))
+    running.port            # the bound port (useful with port 0)
+    running.server          # the grpc.aio.Server
+    await running.stop(grace)   # health NOT_SERVING, then server.stop(grace)
+    await running.wait_for_termination()
+
+Besides the Engine service, the server answers gRPC health checks (service "" and
+"solitaire.v1.Engine": SERVING, NOT_SERVING once shutdown starts) and server
+reflection.
+
+`main()` (the `patience-engine` command, `python -m patience_engine`) reads
+`EngineConfig.from_env()`. With one worker it serves in its own process; with more,
+it is a supervisor, as in gRPC's multiprocessing example: it reserves the port (and
+picks it if the address says port 0) with SO_REUSEPORT, starts ENGINE_WORKERS worker
+processes that each bind that port with `grpc.so_reuseport`, so the kernel spreads
+connections over them, restarts a worker that dies, and on SIGINT or SIGTERM stops
+them all gracefully.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import socket
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from types import FrameType
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from solitaire.v1 import engine_pb2, engine_pb2_grpc
+
+from patience_engine.config import EngineConfig, split_host_port
+from patience_engine.sealing import Sealer
+from patience_engine.servicer import EngineService
+
+__all__ = ["GRACE_SECONDS", "EngineConfig", "RunningEngine", "main", "serve", "start_server"]
+
+log = logging.getLogger("patience_engine")
+
+SERVICE_NAME: str = engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
+# Calls in flight get this long to finish when the server stops.
+GRACE_SECONDS = 5.0
+# A supervisor gives up (and exits) after restarting workers this many times per worker.
+RESTARTS_PER_WORKER = 3
+
+
+@dataclass(slots=True)
+class RunningEngine:
+    """A started engine server in this process."""
+
+    server: aio.Server
+    port: int
+    health: health.aio.HealthServicer
+
+    async def stop(self, grace: float | None = GRACE_SECONDS) -> None:
+        """Reports NOT_SERVING, then stops; calls in flight get `grace` seconds."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+
+    async def wait_for_termination(self) -> None:
+        await self.server.wait_for_termination()
+
+
+async def start_server(config: EngineConfig, *, reuse_port: bool = False) -> RunningEngine:
+    """Starts one engine server on `config.listen` in the running event loop.
+
+    `reuse_port` lets several processes bind the same port (the supervisor's workers);
+    otherwise a port already taken is an error instead of silently shared.
+    """
+    limit = config.max_message_bytes
+    server = aio.server(
+        options=[
+            ("grpc.max_send_message_length", limit),
+            ("grpc.max_receive_message_length", limit),
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+        ]
+    )
+    engine_pb2_grpc.add_EngineServicer_to_server(EngineService(Sealer(config.seal_key)), server)
+    health_servicer = health.aio.HealthServicer()
+    for service in ("", SERVICE_NAME):
+        await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    try:
+        port = server.add_insecure_port(config.listen)
+    except RuntimeError as error:
+        raise OSError(f"cannot listen on {config.listen}: {error}") from None
+    if port == 0:
+        raise OSError(f"cannot listen on {config.listen}")
+    await server.start()
+    return RunningEngine(server, port, health_servicer)
+
+
+async def serve(config: EngineConfig, *, reuse_port: bool = False) -> None:
+    """Serves until SIGINT or SIGTERM, then stops gracefully."""
+    running = await start_server(config, reuse_port=reuse_port)
+    host, _ = split_host_port(config.listen)
+    log.info(
+        "engine serving on %s:%d (pid %d, states %s)",
+        host,
+        running.port,
+        os.getpid(),
+        "sealed" if config.seal_key else "unsealed",
+    )
+    stopping = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stopping.set)
+    await stopping.wait()
+    log.info("engine stopping (pid %d)", os.getpid())
+    await running.stop(GRACE_SECONDS)
+    log.info("engine stopped (pid %d)", os.getpid())
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def configure_logging() -> None:
+    level = os.environ.get("LOG_LEVEL", "info").upper()
+    logging.basicConfig(
+        level=getattr(logging, level, logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s[%(process)d] %(message)s",
+    )
+
+
+def _worker_main(config: EngineConfig) -> None:
+    """A worker process: one server on the shared port."""
+    configure_logging()
+    asyncio.run(serve(config, reuse_port=True))
+
+
+@contextlib.contextmanager
+def _reserved_port(host: str, port: int) -> Iterator[int]:
+    """Holds host:port with SO_REUSEPORT (not listening) while the workers run, so that
+    port 0 becomes a real port and no one else takes it meanwhile."""
+    family = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+        yield sock.getsockname()[1]
+    finally:
+        sock.close()
+
+
+def _format_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def supervise(config: EngineConfig) -> int:
+    """Runs `config.workers` worker processes on one port until SIGINT/SIGTERM."""
+    host, port = split_host_port(config.listen)
+    wake_reader, wake_writer = os.pipe()
+    os.set_blocking(wake_writer, False)
+    stop_requested = False
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stop_requested
+        stop_requested = True
+        with contextlib.suppress(BlockingIOError):
+            os.write(wake_writer, b"x")
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    context = multiprocessing.get_context("spawn")
+    with _reserved_port(host, port) as bound_port:
+        worker_config = replace(config, listen=_format_address(host, bound_port))
+
+        def start_worker(index: int) -> multiprocessing.process.BaseProcess:
+            process = context.Process(
+                target=_worker_main, args=(worker_config,), name=f"engine-worker-{index}"
+            )
+            process.start()
+            return process
+
+        workers = [start_worker(index) for index in range(config.workers)]
+        log.info("engine on %s with %d worker processes", worker_config.listen, config.workers)
+        restarts_left = RESTARTS_PER_WORKER * config.workers
+        exit_code = 0
+        while not stop_requested:
+            by_sentinel = {worker.sentinel: index for index, worker in enumerate(workers)}
+            ready = multiprocessing.connection.wait([wake_reader, *by_sentinel])
+            for item in ready:
+                if stop_requested or item == wake_reader:
+                    continue
+                index = by_sentinel[item]  # type: ignore[index]
+                dead = workers[index]
+                dead.join()
+                if restarts_left == 0:
+                    log.error("worker %d exited (code %s); giving up", index, dead.exitcode)
+                    stop_requested, exit_code = True, 1
+                    break
+                restarts_left -= 1
+                log.error("worker %d exited (code %s); restarting it", index, dead.exitcode)
+                workers[index] = start_worker(index)
+        log.info("stopping %d worker processes", len(workers))
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()  # SIGTERM: the worker stops gracefully
+        for worker in workers:
+            worker.join(GRACE_SECONDS + 5)
+            if worker.is_alive():
+                log.error("worker %s did not stop in time; killing it", worker.name)
+                worker.kill()
+                worker.join()
+    os.close(wake_reader)
+    os.close(wake_writer)
+    log.info("engine stopped")
+    return exit_code
+
+
+def main() -> None:
+    """The `patience-engine` command: serves from the environment until SIGINT/SIGTERM."""
+    configure_logging()
+    try:
+        config = EngineConfig.from_env()
+    except ValueError as error:
+        log.error("bad configuration: %s", error)
+        sys.exit(2)
+    try:
+        if config.workers == 1:
+            asyncio.run(serve(config))
+            return
+        code = supervise(config)
+    except OSError as error:
+        log.error("%s", error)
+        sys.exit(1)
+    sys.exit(code)

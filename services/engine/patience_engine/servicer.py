@@ -1,0 +1,206 @@
+"""The Engine service: each RPC reads its state, asks the rules library, answers.
+
+Every handler is a plain function wrapped by `_rpc`, which turns a `Rejected` into
+the rich error status of docs/errors.md and any other exception into a bare INTERNAL
+(logged here, never shown to the client).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import grpc
+import patience
+from grpc import aio
+from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+from patience_engine.codec import (
+    Position,
+    add_events,
+    add_moves,
+    decode_move,
+    decode_state,
+    echo,
+    encode_state,
+    move_fields,
+    parse_deal,
+)
+from patience_engine.errors import Reason, Rejected
+from patience_engine.sealing import Sealer
+from patience_engine.views import VARIANT_MESSAGES, fill_player_view, player_view
+
+log = logging.getLogger("patience_engine")
+
+# More moves than this in one request are refused: a whole game is a few hundred.
+MAX_BATCH_MOVES = 10_000
+
+_Request = TypeVar("_Request")
+_Reply = TypeVar("_Reply")
+
+
+def _rpc(
+    handler: Callable[[EngineService, _Request], _Reply],
+) -> Callable[[EngineService, _Request, aio.ServicerContext], Any]:
+    name = handler.__name__
+
+    @functools.wraps(handler)
+    async def method(self: EngineService, request: _Request, context: aio.ServicerContext) -> Any:
+        try:
+            return handler(self, request)
+        except Rejected as rejected:
+            log.debug("%s rejected: %s", name, rejected.reason)
+            status = rejected.to_status()
+        except Exception as error:
+            # The traceback only at debug level: its text could quote a state.
+            log.error("internal error in %s: %s", name, type(error).__name__)
+            log.debug("internal error in %s", name, exc_info=True)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            raise  # not reached: abort raises
+        await context.abort_with_status(status)
+
+    return method
+
+
+class EngineService(engine_pb2_grpc.EngineServicer):
+    """The stateless engine: the same request always gets the same answer (random
+    deals aside)."""
+
+    def __init__(self, sealer: Sealer, *, max_batch_moves: int = MAX_BATCH_MOVES) -> None:
+        self._sealer = sealer
+        self._max_batch_moves = max_batch_moves
+        self._variants = engine_pb2.ListVariantsResponse(variants=VARIANT_MESSAGES.values())
+
+    # ----------------------------------------------------------------- variants
+
+    @_rpc
+    def ListVariants(self, request: engine_pb2.ListVariantsRequest) -> Any:
+        return self._variants
+
+    @_rpc
+    def GetVariant(self, request: engine_pb2.GetVariantRequest) -> Any:
+        _variant_named(request.name)
+        return VARIANT_MESSAGES[request.name]
+
+    # ----------------------------------------------------------------- games
+
+    @_rpc
+    def NewGame(self, request: engine_pb2.NewGameRequest) -> Any:
+        variant = _variant_named(request.variant)
+        options = tuple(request.options)
+        for option in options:
+            if option not in variant.options:
+                raise Rejected(
+                    Reason.UNKNOWN_OPTION,
+                    f"{variant.id} has no option {echo(option)!r}; "
+                    f"it has: {', '.join(variant.options) or 'none'}",
+                    option=echo(option),
+                )
+        deal: int | None = None
+        if request.deal:
+            deal = parse_deal(request.deal)
+            if deal is None:
+                raise _bad_deal(
+                    request.deal, "a deal number is a whole number from 0 to 10^20 in digits"
+                )
+        try:
+            state = variant.new_game(deal, options)
+        except patience.BadDealNumber as error:
+            raise _bad_deal(request.deal, str(error)) from None
+        except patience.UnknownOption as error:  # checked above; kept for safety
+            raise Rejected(Reason.UNKNOWN_OPTION, str(error), option=str(error.name)) from None
+        return self._play(Position(state, deal_secret=deal is None), request.moves, batch=True)
+
+    @_rpc
+    def ListLegalMoves(self, request: engine_pb2.ListLegalMovesRequest) -> Any:
+        position = self._position(request.state)
+        reply = engine_pb2.ListLegalMovesResponse()
+        add_moves(reply.moves, position.state.legal_moves())
+        return reply
+
+    @_rpc
+    def ApplyMove(self, request: engine_pb2.ApplyMoveRequest) -> Any:
+        position = self._position(request.state)
+        return self._play(position, (request.move,), batch=False)
+
+    @_rpc
+    def ApplyMoves(self, request: engine_pb2.ApplyMovesRequest) -> Any:
+        position = self._position(request.state)
+        return self._play(position, request.moves, batch=True)
+
+    @_rpc
+    def GetPlayerView(self, request: engine_pb2.GetPlayerViewRequest) -> Any:
+        return player_view(self._position(request.state))
+
+    # ----------------------------------------------------------------- helpers
+
+    def _position(self, sealed: game_pb2.SealedState) -> Position:
+        if not sealed.state:
+            raise Rejected(Reason.MISSING_FIELD, "the request carries no state", field="state")
+        return decode_state(self._sealer.unseal(sealed))
+
+    def _play(
+        self, position: Position, messages: Sequence[game_pb2.Move], *, batch: bool
+    ) -> engine_pb2.GameResponse:
+        """Applies the moves in order, all or none, and builds the reply."""
+        if len(messages) > self._max_batch_moves:
+            raise Rejected(
+                Reason.TOO_MANY_MOVES,
+                f"{len(messages)} moves in one request; at most {self._max_batch_moves} are taken",
+                limit=str(self._max_batch_moves),
+                count=str(len(messages)),
+            )
+        reply = engine_pb2.GameResponse()
+        state = position.state
+        add_applied = reply.applied.add
+        # Read every move before applying any, so a malformed request is refused as
+        # such whatever the state.
+        moves = [
+            decode_move(message, index=index if batch else None)
+            for index, message in enumerate(messages)
+        ]
+        for index, move in enumerate(moves):
+            try:
+                state, events = state.apply_with_events(move)
+            except patience.IllegalMove as error:
+                raise _illegal(move, error, index if batch else None) from None
+            add_applied(**move_fields(move))
+            add_events(reply.events, events)
+        new_position = Position(state, position.deal_secret)
+        sealed = self._sealer.seal(encode_state(new_position))
+        reply.state.state = sealed.state
+        reply.state.seal = sealed.seal
+        fill_player_view(reply.view, new_position, state.legal_moves())
+        return reply
+
+
+def _variant_named(name: str) -> patience.Variant:
+    if not name:
+        raise Rejected(Reason.MISSING_FIELD, "the request names no variant", field="variant")
+    variant = patience.VARIANTS.get(name)
+    if variant is None:
+        raise Rejected(
+            Reason.UNKNOWN_VARIANT,
+            f"no variant {echo(name)!r}; known: {', '.join(patience.VARIANTS)}",
+            variant=echo(name),
+        )
+    return variant
+
+
+def _bad_deal(text: str, why: str) -> Rejected:
+    return Rejected(
+        Reason.BAD_DEAL_NUMBER,
+        f"bad deal number {echo(text)!r}: {why}",
+        deal=echo(text),
+    )
+
+
+def _illegal(move: patience.Move, error: patience.IllegalMove, index: int | None) -> Rejected:
+    metadata = {"rule": error.rule, "move": str(move)}
+    where = ""
+    if index is not None:
+        metadata["index"] = str(index)
+        where = f" (move {index + 1} of the batch)"
+    return Rejected(Reason.ILLEGAL_MOVE, f"{move} is not allowed{where}: {error}", **metadata)

@@ -1,0 +1,91 @@
+"""Helpers for the engine tests: a server in a thread, state conversions, golden wins.
+
+Each server runs in a thread of its own with its own event loop, so that both the
+async client (in the tests' loop) and the blocking client (in plain test functions,
+e.g. under Hypothesis) can talk to it over a real gRPC channel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import patience
+import pytest
+from patience_engine.client import EngineError
+from patience_engine.codec import Position, encode_state
+from patience_engine.server import EngineConfig, RunningEngine, start_server
+from solitaire.v1 import game_pb2
+
+SEAL_KEY = b"engine-test-key"
+OTHER_SEAL_KEY = b"another-engine-key"
+# Small enough that replies of the two-pack games do not fit.
+TINY_MESSAGE_BYTES = 2048
+WINS_FILE = Path(__file__).resolve().parents[1] / "rules" / "golden" / "wins.json"
+
+
+class EngineThread:
+    """An engine server on 127.0.0.1 (free port) in a background thread."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="engine-server", daemon=True
+        )
+        self.running: RunningEngine | None = None
+
+    def start(self) -> EngineThread:
+        self._thread.start()
+        self.running = self.run(start_server(self.config))
+        return self
+
+    def run(self, coroutine: Any) -> Any:
+        """Runs a coroutine in the server's loop and waits for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout=60)
+
+    @property
+    def target(self) -> str:
+        assert self.running is not None
+        return f"127.0.0.1:{self.running.port}"
+
+    def stop(self) -> None:
+        if self.running is not None:
+            self.run(self.running.stop(0))
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=60)
+        self._loop.close()
+
+
+def unsealed(state: patience.State, *, deal_secret: bool = False) -> game_pb2.SealedState:
+    """A library state as an unsealed engine would hand it out."""
+    return game_pb2.SealedState(state=encode_state(Position(state, deal_secret)))
+
+
+def state_of(sealed: game_pb2.SealedState) -> patience.State:
+    """The library state inside an engine state (parsed without the engine's checks)."""
+    message = game_pb2.GameState.FromString(sealed.state)
+    return patience.State.from_parts(
+        patience.get_variant(message.variant),
+        tuple(tuple(pile.cards) for pile in message.piles),
+        options=tuple(message.options),
+        redeals_left=message.redeals_left,
+        moves_made=message.moves_made,
+        deal=int(message.deal),
+        draws=message.draws,
+    )
+
+
+def load_wins() -> dict[str, Any]:
+    """tests/rules/golden/wins.json: per variant, a winning deal and its moves."""
+    data: dict[str, Any] = json.loads(WINS_FILE.read_text())
+    return data
+
+
+async def expect_error(awaitable: Any) -> EngineError:
+    with pytest.raises(EngineError) as caught:
+        await awaitable
+    return caught.value
