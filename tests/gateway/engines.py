@@ -1,0 +1,62 @@
+"""A real engine server in a thread of its own (its own event loop), so that it can
+be stopped and started again on the same port while a gateway uses it."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from patience_engine.server import EngineConfig, RunningEngine, start_server
+
+SEAL_KEY = b"gateway-tests-seal-key"
+
+
+class EngineThread:
+    def __init__(self, port: int = 0, seal_key: bytes | None = SEAL_KEY) -> None:
+        self.port = port
+        self.seal_key = seal_key
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._running: RunningEngine | None = None
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> EngineThread:
+        loop = asyncio.new_event_loop()
+        started = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            config = EngineConfig(
+                listen=f"127.0.0.1:{self.port}", workers=1, seal_key=self.seal_key
+            )
+            try:
+                self._running = loop.run_until_complete(start_server(config))
+            except BaseException as error:  # handed to the starting thread
+                failure.append(error)
+                started.set()
+                return
+            self.port = self._running.port
+            started.set()
+            loop.run_forever()
+
+        self._loop = loop
+        self._thread = threading.Thread(target=run, name="engine", daemon=True)
+        self._thread.start()
+        started.wait(30)
+        if failure:
+            raise failure[0]
+        return self
+
+    def stop(self) -> None:
+        loop, running, thread = self._loop, self._running, self._thread
+        if loop is None or running is None or thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(running.stop(0), loop).result(30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(30)
+        loop.close()
+        self._loop = self._running = self._thread = None

@@ -1,0 +1,149 @@
+"""Driving the gateway in tests: create games, play moves, check problem bodies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from fastapi import FastAPI
+
+from patience_gateway import models
+from patience_gateway.app import create_app
+from patience_gateway.settings import Settings
+
+WINS_FILE = Path(__file__).resolve().parents[1] / "rules" / "golden" / "wins.json"
+PROBLEM_FIELDS = {"type", "title", "status", "detail", "instance", "code"}
+
+
+@dataclass
+class Gateway:
+    app: FastAPI
+    http: httpx.AsyncClient
+
+    async def create(
+        self, variant: str, deal: int | str | None = None, options: tuple[str, ...] = ()
+    ) -> GameHandle:
+        body: dict[str, Any] = {"variant": variant, "options": list(options)}
+        if deal is not None:
+            body["deal"] = deal
+        response = await self.http.post("/v1/games", json=body)
+        assert response.status_code == 201, response.text
+        data = response.json()
+        models.CreatedGame.model_validate(data)
+        assert response.headers["location"] == f"/v1/games/{data['id']}"
+        return GameHandle(data["id"], data["token"], response.headers["etag"], data)
+
+    async def move(
+        self, game: GameHandle, notation: str, *, if_match: bool = True, key: str | None = None
+    ) -> httpx.Response:
+        """Plays `notation`; on success the handle follows the new version."""
+        headers = game.auth()
+        if if_match:
+            headers["If-Match"] = game.etag
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        response = await self.http.post(
+            f"/v1/games/{game.id}/moves", json={"move": notation}, headers=headers
+        )
+        game.follow(response)
+        return response
+
+    async def undo(self, game: GameHandle) -> httpx.Response:
+        response = await self.http.post(
+            f"/v1/games/{game.id}/undo", headers={**game.auth(), "If-Match": game.etag}
+        )
+        game.follow(response)
+        return response
+
+    async def redo(self, game: GameHandle) -> httpx.Response:
+        response = await self.http.post(
+            f"/v1/games/{game.id}/redo", headers={**game.auth(), "If-Match": game.etag}
+        )
+        game.follow(response)
+        return response
+
+    async def view(self, game: GameHandle) -> dict[str, Any]:
+        response = await self.http.get(f"/v1/games/{game.id}", headers=game.auth())
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()
+        models.Game.model_validate(data)
+        return data
+
+    async def history(self, game: GameHandle) -> dict[str, Any]:
+        response = await self.http.get(f"/v1/games/{game.id}/history", headers=game.auth())
+        assert response.status_code == 200, response.text
+        data: dict[str, Any] = response.json()
+        models.History.model_validate(data)
+        return data
+
+
+@dataclass
+class GameHandle:
+    id: str
+    token: str
+    etag: str
+    created: dict[str, Any]
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def follow(self, response: httpx.Response) -> None:
+        if response.status_code == 200:
+            self.etag = response.headers["etag"]
+
+
+@asynccontextmanager
+async def running_gateway(settings: Settings) -> AsyncIterator[Gateway]:
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
+            yield Gateway(app, http)
+
+
+def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str, Any]:
+    """The response is an RFC 9457 problem with this status and code."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"] == "application/problem+json"
+    body: dict[str, Any] = response.json()
+    assert PROBLEM_FIELDS <= body.keys(), body
+    assert body["status"] == status and body["code"] == code, body
+    assert body["type"] == f"/problems/{code}"
+    assert body["instance"] == response.request.url.path
+    assert "Traceback" not in response.text
+    models.Problem.model_validate(body)
+    return body
+
+
+def view_without_identity(view: dict[str, Any]) -> dict[str, Any]:
+    """A view with the fields that name the game or its version left out."""
+    return {k: v for k, v in view.items() if k not in {"id", "version", "token", "move", "events"}}
+
+
+@dataclass(frozen=True)
+class Win:
+    variant: str
+    deal: int | str
+    options: tuple[str, ...]
+    moves: tuple[str, ...]
+
+
+def load_wins() -> list[Win]:
+    """The winning games in tests/rules/golden/wins.json, one per variant."""
+    data: Any = json.loads(WINS_FILE.read_text())
+    if isinstance(data, dict) and "wins" in data:
+        data = data["wins"]
+    entries: Iterator[tuple[str, dict[str, Any]]]
+    if isinstance(data, dict):
+        entries = iter(data.items())
+    else:
+        entries = ((entry["variant"], entry) for entry in data)
+    return [
+        Win(variant, entry["deal"], tuple(entry.get("options", ())), tuple(entry["moves"]))
+        for variant, entry in entries
+    ]
