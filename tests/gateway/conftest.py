@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import redis.asyncio as aioredis
-
 from patience_gateway.settings import Settings
+
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import Gateway, running_gateway
 

@@ -11,7 +11,6 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-
 from patience_gateway import models
 from patience_gateway.app import create_app
 from patience_gateway.settings import Settings
@@ -111,7 +110,7 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/problem+json"
     body: dict[str, Any] = response.json()
-    assert PROBLEM_FIELDS <= body.keys(), body
+    assert body.keys() >= PROBLEM_FIELDS, body
     assert body["status"] == status and body["code"] == code, body
     assert body["type"] == f"/problems/{code}"
     assert body["instance"] == response.request.url.path

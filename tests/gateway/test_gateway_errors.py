@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.gateway.helpers import Gateway, GameHandle, assert_problem
+from tests.gateway.helpers import GameHandle, Gateway, assert_problem
 
 # (method, path under the game, JSON body) of every route that acts on one game
 GAME_ROUTES = [
