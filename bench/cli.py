@@ -43,7 +43,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument("--seconds", type=float, help="measured window per figure")
     parser.add_argument("--warmup", type=float, help="unmeasured warm-up before each window")
     parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison")
-    parser.add_argument("--rules-seconds", type=float, help="time budget per rules figure")
+    parser.add_argument("--rules-states", type=int, help="positions sampled per variant")
+    parser.add_argument("--rules-seconds", type=float, help="play-out seconds per variant")
     parser.add_argument("--engine-concurrency", type=int)
     parser.add_argument("--engine-workers", type=_ints, help="e.g. 1,2")
     parser.add_argument("--engine-variant")
@@ -59,7 +60,7 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     args = parser.parse_args(argv)
 
     settings = Settings.quick() if args.quick else Settings()
-    knobs = {f.name for f in fields(Settings)} - {"parts"}
+    knobs = {f.name for f in fields(Settings)} - {"parts", "mode"}
     overrides = {k: v for k, v in vars(args).items() if k in knobs and v is not None}
     parts = tuple(p for p in (args.only or PARTS) if p not in args.skip)
     return replace(settings, **overrides, parts=parts), args.output_dir
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     report = Report()
     report.preamble.append(machine.describe())
     report.preamble.append(
-        f"Mode: {'quick (smoke)' if settings.seconds < 5 else 'full'};"
+        f"Mode: {settings.mode} (seconds per figure {settings.seconds:g});"
         f" parts: {', '.join(settings.parts)}."
     )
     steps: list[tuple[str, Callable[[], None]]] = []

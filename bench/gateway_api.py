@@ -1,5 +1,10 @@
 """The gateway's REST calls that the bench makes, in one place (paths, bodies,
-headers), on top of bench.http_client."""
+headers), on top of bench.http_client.
+
+A game is created with POST /v1/games, which answers the player's view, an ETag and
+the game's owner token; every later call on the game sends the token as
+`Authorization: Bearer <token>`, and every change sends `If-Match: <ETag>`.
+"""
 
 from __future__ import annotations
 
@@ -9,55 +14,62 @@ from typing import Any
 from bench.http_client import Connection, Response
 
 GAMES = "/v1/games"
+PLAYING = "playing"
 
 
 @dataclass
 class GameRef:
-    """A game the client plays: its id and the version (ETag) it last saw."""
+    """A game the client plays: its id, owner token and the version (ETag) it last saw."""
 
     id: str
+    token: str
     etag: str
 
+    @property
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
 
-def _etag(response: Response) -> str:
+    @property
+    def auth_if_match(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}", "If-Match": self.etag}
+
+
+def etag_of(response: Response) -> str:
     etag = response.headers.get("etag")
     if not etag:
         raise RuntimeError(f"response without ETag: {response.status} {response.body[:200]!r}")
     return etag
 
 
-def game_id_of(body: dict[str, Any]) -> str:
-    return str(body["id"])
-
-
 def legal_moves_of(body: dict[str, Any]) -> list[str]:
-    """Notation of the legal moves listed in a game or legal-moves response."""
-    view = body.get("view", body)
-    moves = view.get("legal_moves", body.get("moves", []))
-    return [m if isinstance(m, str) else m["notation"] for m in moves]
+    """Notation of the legal moves in a game view (`legal_moves`) or a legal-moves
+    answer (`moves`); none once the game is over."""
+    if body.get("status", PLAYING) != PLAYING:
+        return []
+    moves = body["legal_moves"] if "legal_moves" in body else body["moves"]
+    return [move["notation"] for move in moves]
+
+
+def new_game_body(variant: str, deal: int | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"variant": variant}
+    if deal is not None:
+        body["deal"] = deal
+    return body
 
 
 async def create_game(
-    conn: Connection, variant: str, *, deal: int | None = None, options: tuple[str, ...] = ()
+    conn: Connection, variant: str, *, deal: int | None = None
 ) -> tuple[GameRef, dict[str, Any]]:
-    body: dict[str, Any] = {"variant": variant, "options": list(options)}
-    if deal is not None:
-        body["deal"] = str(deal)
-    response = await conn.request("POST", GAMES, body=body, expect=(200, 201))
-    data = response.json()
-    return GameRef(game_id_of(data), _etag(response)), data
+    response = await conn.request("POST", GAMES, body=new_game_body(variant, deal), expect=(201,))
+    data: dict[str, Any] = response.json()
+    return GameRef(str(data["id"]), str(data["token"]), etag_of(response)), data
 
 
 async def get_game(conn: Connection, game: GameRef) -> dict[str, Any]:
-    response = await conn.request("GET", f"{GAMES}/{game.id}", expect=(200,))
-    game.etag = _etag(response)
+    response = await conn.request("GET", f"{GAMES}/{game.id}", headers=game.auth, expect=(200,))
+    game.etag = etag_of(response)
     data: dict[str, Any] = response.json()
     return data
-
-
-async def legal_moves(conn: Connection, game: GameRef) -> list[str]:
-    response = await conn.request("GET", f"{GAMES}/{game.id}/legal-moves", expect=(200,))
-    return legal_moves_of(response.json())
 
 
 async def move(conn: Connection, game: GameRef, notation: str) -> dict[str, Any]:
@@ -66,18 +78,9 @@ async def move(conn: Connection, game: GameRef, notation: str) -> dict[str, Any]
         "POST",
         f"{GAMES}/{game.id}/moves",
         body={"move": notation},
-        headers={"If-Match": game.etag},
-        expect=(200, 201),
+        headers=game.auth_if_match,
+        expect=(200,),
     )
-    game.etag = _etag(response)
-    data: dict[str, Any] = response.json()
-    return data
-
-
-async def undo(conn: Connection, game: GameRef) -> dict[str, Any]:
-    response = await conn.request(
-        "POST", f"{GAMES}/{game.id}/undo", headers={"If-Match": game.etag}, expect=(200,)
-    )
-    game.etag = _etag(response)
+    game.etag = etag_of(response)
     data: dict[str, Any] = response.json()
     return data

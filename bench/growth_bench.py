@@ -100,10 +100,15 @@ def write_growth(report: Report, section: Section, growth: Growth, settings: Set
         "Redis memory of one stored game (`MEMORY USAGE ... SAMPLES 0` summed over"
         f" the game's keys); goal < {MEMORY_GOAL_BYTES:,} bytes with 200 moves of history:"
     )
-    mem = section.table("after moves", "keys", "bytes", "bytes per move")
+    mem = section.table("after moves", "keys", "bytes", "bytes per move since previous row")
+    previous: GameMemory | None = None
     for entry in growth.memory:
         goal = ""
         if entry.moves >= 200:
             goal = " (goal met)" if entry.bytes < MEMORY_GOAL_BYTES else " (goal not met)"
-        mem.add(entry.moves, entry.keys, fmt(entry.bytes) + goal, fmt(entry.bytes / entry.moves, 1))
+        per_move = None
+        if previous is not None:
+            per_move = (entry.bytes - previous.bytes) / (entry.moves - previous.moves)
+        mem.add(entry.moves, entry.keys, fmt(entry.bytes) + goal, fmt(per_move, 1))
         report.figure(f"growth.memory_after_{entry.moves}.bytes", entry.bytes)
+        previous = entry

@@ -7,13 +7,15 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Settings:
+    mode: str = "full"
     # how long each measured window lasts, and the unmeasured warm-up before it
     seconds: float = 5.0
     warmup: float = 1.0
     # interleaved rounds per side-by-side comparison (A B A B): fair on a busy machine
     rounds: int = 2
-    # rules library
-    rules_seconds: float = 2.0
+    # rules library: positions sampled per variant, play-out time per variant
+    rules_states: int = 100
+    rules_seconds: float = 1.0
     # engine over gRPC
     engine_concurrency: int = 16
     engine_workers: tuple[int, ...] = (1, 2)
@@ -42,10 +44,12 @@ class Settings:
     def quick(cls) -> Settings:
         """About a minute in all: the same figures, from short windows."""
         return cls(
+            mode="quick",
             seconds=1.0,
             warmup=0.3,
             rounds=1,
-            rules_seconds=0.5,
+            rules_states=20,
+            rules_seconds=0.3,
             sweep=(1, 4, 16),
             sweep_seconds=1.0,
             growth_moves=520,

@@ -1,0 +1,99 @@
+"""The measured-speed suite still runs end to end: `python -m bench --quick` with tiny
+counts starts its own Redis, engine, gateway and Locust on loopback and produces every
+figure. Only that figures exist and are positive is checked, never how fast anything
+was: speed depends on the machine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+TINY = [
+    "--quick",
+    "--seconds", "0.3",
+    "--warmup", "0.1",
+    "--rounds", "1",
+    "--rules-states", "2",
+    "--rules-seconds", "0.05",
+    "--engine-workers", "1",
+    "--engine-concurrency", "2",
+    "--gateway-concurrency", "2",
+    "--sweep", "1,2",
+    "--sweep-seconds", "0.2",
+    "--games-per-client", "1",
+    "--growth-moves", "210",
+    "--load-users", "2",
+    "--load-spawn-rate", "2",
+    "--load-run-time", "3s",
+]  # fmt: skip
+
+# one figure of each kind that every part must produce
+EXPECTED = [
+    "rules.bisley.legal_moves_us",
+    "rules.house-on-the-hill.apply_us",
+    "rules.cody.playout_steps_per_s",
+    "engine.w1.unsealed.apply.rate",
+    "engine.w1.unsealed.empty.rate",
+    "engine.w1.sealed.apply.p99_ms",
+    "engine.w1.sealed.ratio",
+    "gateway.gateway.rate",
+    "gateway.bare.rate",
+    "gateway.gateway.p95_ms",
+    "gateway.ratio",
+    "gateway.sweep.c1.rate",
+    "gateway.sweep.c2.rate",
+    "redis.ping_x1.rate",
+    "growth.move10.median_ms",
+    "growth.memory_after_10.bytes",
+    "growth.memory_after_200.bytes",
+    "load.requests",
+    "load.rate",
+    "load.p95_ms",
+]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], str]:
+    out = tmp_path_factory.mktemp("bench")
+    completed = subprocess.run(
+        [sys.executable, "-m", "bench", *TINY, "--output-dir", str(out)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert completed.returncode == 0, completed.stderr[-4000:]
+    figures = json.loads((out / "latest.json").read_text())
+    return figures, (out / "latest.md").read_text()
+
+
+def test_every_part_produces_positive_figures(quick_run: tuple[dict[str, float], str]) -> None:
+    figures, _ = quick_run
+    missing = [name for name in EXPECTED if name not in figures]
+    assert not missing, f"figures not produced: {missing}"
+    not_positive = {name: figures[name] for name in EXPECTED if not figures[name] > 0}
+    assert not not_positive, f"figures not positive: {not_positive}"
+
+
+def test_no_request_failed(quick_run: tuple[dict[str, float], str]) -> None:
+    figures, _ = quick_run
+    assert figures["load.failures"] == 0
+
+
+def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> None:
+    _, markdown = quick_run
+    for title in (
+        "## Rules library",
+        "## Engine over gRPC",
+        "## Gateway over HTTP",
+        "## Cost as work grows",
+        "## Load test (Locust)",
+    ):
+        assert title in markdown
+    assert "Not measured" not in markdown
