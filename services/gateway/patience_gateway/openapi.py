@@ -70,12 +70,21 @@ def install(app: FastAPI) -> None:
         )
         for path in schema.get("paths", {}).values():
             for operation in path.values():
-                for status, response in operation.get("responses", {}).items():
+                responses = operation.get("responses", {})
+                # FastAPI's default 422 (HTTPValidationError) is never sent: validation
+                # failures are problems, declared explicitly where they can happen.
+                default_422 = responses.get("422", {}).get("content", {}).get("application/json")
+                if default_422 and "HTTPValidationError" in str(default_422):
+                    del responses["422"]
+                for status, response in responses.items():
                     content = response.get("content", {})
                     # Error bodies are application/problem+json (RFC 9457).
                     if status[0] in "45" and "application/json" in content:
                         content[PROBLEM_MEDIA_TYPE] = content.pop("application/json")
-        schemes = schema.setdefault("components", {}).setdefault("securitySchemes", {})
+        components = schema.setdefault("components", {})
+        for unused in ("HTTPValidationError", "ValidationError"):
+            components.get("schemas", {}).pop(unused, None)
+        schemes = components.setdefault("securitySchemes", {})
         for scheme in schemes.values():
             if scheme.get("scheme") == "bearer":
                 scheme["description"] = (

@@ -19,7 +19,9 @@ from patience_gateway.problems import KINDS, ProblemError
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/livez", response_model=models.Health, summary="The process is alive")
+@router.get(
+    "/livez", response_model=models.Health, summary="The process is alive", responses=problems()
+)
 async def livez() -> JSONResponse:
     return JSONResponse({"status": "ok", "checks": {}})
 
@@ -56,7 +58,10 @@ async def readyz(request: Request) -> JSONResponse:
     "/metrics",
     summary="Prometheus metrics",
     response_class=Response,
-    responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format."}},
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "Prometheus text format."},
+        **problems(),
+    },
 )
 async def metrics(request: Request) -> Response:
     registry: Metrics = request.app.state.metrics

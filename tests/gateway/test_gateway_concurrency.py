@@ -1,0 +1,175 @@
+"""Racing writers and retried requests: versions, compare-and-set, idempotency keys."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from tests.gateway.helpers import GameHandle, Gateway, assert_problem
+
+
+class GatedEngine:
+    """Holds every apply_move reply until `parties` requests have theirs, so that all
+    of them have read the game before any of them writes: the race is forced, not
+    left to scheduling."""
+
+    def __init__(self, engine: Any, parties: int) -> None:
+        self._engine = engine
+        self._barrier = asyncio.Barrier(parties)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    async def apply_move(self, state: Any, move: Any) -> Any:
+        reply = await self._engine.apply_move(state, move)
+        async with asyncio.timeout(30):
+            await self._barrier.wait()
+        return reply
+
+
+@contextmanager
+def gated(gateway: Gateway, parties: int = 2) -> Iterator[None]:
+    service = gateway.app.state.service
+    original = service.engine
+    service.engine = GatedEngine(original, parties)
+    try:
+        yield
+    finally:
+        service.engine = original
+
+
+async def _post_move(
+    gateway: Gateway, game: GameHandle, notation: str, **headers: str
+) -> httpx.Response:
+    return await gateway.http.post(
+        f"/v1/games/{game.id}/moves", json={"move": notation}, headers={**game.auth(), **headers}
+    )
+
+
+def _two_moves(game: GameHandle) -> tuple[str, str]:
+    legal = [m["notation"] for m in game.created["legal_moves"]]
+    assert len(legal) >= 2, legal
+    return legal[0], legal[1]
+
+
+async def test_two_writers_with_one_version_exactly_one_wins(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=21)
+    first, second = _two_moves(game)
+    with gated(gateway):
+        a, b = await asyncio.gather(
+            _post_move(gateway, game, first, **{"If-Match": '"1"'}),
+            _post_move(gateway, game, second, **{"If-Match": '"1"'}),
+        )
+    winner, loser = (a, b) if a.status_code == 200 else (b, a)
+    assert winner.status_code == 200, (a.text, b.text)
+    assert_problem(loser, 412, "stale-version")
+    assert loser.headers["etag"] == '"2"' == winner.headers["etag"]
+    history = await gateway.history(game)
+    assert history["version"] == 2
+    assert history["moves"] == [winner.json()["move"]["notation"]]
+
+
+async def test_lost_race_without_if_match_is_409(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=22)
+    first, second = _two_moves(game)
+    with gated(gateway):
+        a, b = await asyncio.gather(
+            _post_move(gateway, game, first), _post_move(gateway, game, second)
+        )
+    statuses = sorted([a.status_code, b.status_code])
+    assert statuses == [200, 409], (a.text, b.text)
+    assert_problem(a if a.status_code == 409 else b, 409, "concurrent-update")
+    assert len((await gateway.history(game))["moves"]) == 1
+
+
+async def test_unforced_race_still_has_one_winner(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=23)
+    first, second = _two_moves(game)
+    responses = await asyncio.gather(
+        *(_post_move(gateway, game, move, **{"If-Match": '"1"'}) for move in (first, second) * 3)
+    )
+    assert sorted(r.status_code for r in responses) == [200, 412, 412, 412, 412, 412]
+    assert len((await gateway.history(game))["moves"]) == 1
+
+
+async def test_retry_with_the_same_key_gets_the_first_answer(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=24)
+    first, _ = _two_moves(game)
+    one = await _post_move(gateway, game, first, **{"Idempotency-Key": "k-1"})
+    two = await _post_move(gateway, game, first, **{"Idempotency-Key": "k-1"})
+    assert one.status_code == two.status_code == 200
+    assert one.content == two.content
+    assert one.headers["etag"] == two.headers["etag"] == '"2"'
+    assert two.headers["idempotent-replayed"] == "true"
+    assert (await gateway.history(game))["moves"] == [first]
+    # still the same answer after the game has moved on
+    game.etag = '"2"'
+    later = two.json()["legal_moves"][0]["notation"]
+    assert (await gateway.move(game, later)).status_code == 200
+    three = await _post_move(gateway, game, first, **{"Idempotency-Key": "k-1"})
+    assert (three.status_code, three.content, three.headers["etag"]) == (200, one.content, '"2"')
+    assert len((await gateway.history(game))["moves"]) == 2
+
+
+async def test_same_key_with_another_request_is_422(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=25)
+    first, second = _two_moves(game)
+    assert (await _post_move(gateway, game, first, **{"Idempotency-Key": "k"})).is_success
+    other_move = await _post_move(gateway, game, second, **{"Idempotency-Key": "k"})
+    assert_problem(other_move, 422, "idempotency-key-reused")
+    undo = await gateway.http.post(
+        f"/v1/games/{game.id}/undo", headers={**game.auth(), "Idempotency-Key": "k"}
+    )
+    assert_problem(undo, 422, "idempotency-key-reused")
+    assert (await gateway.history(game))["moves"] == [first]
+
+
+async def test_racing_retries_with_one_key_apply_once(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=26)
+    first, _ = _two_moves(game)
+    with gated(gateway):
+        a, b = await asyncio.gather(
+            _post_move(gateway, game, first, **{"Idempotency-Key": "race"}),
+            _post_move(gateway, game, first, **{"Idempotency-Key": "race"}),
+        )
+    assert a.status_code == b.status_code == 200, (a.text, b.text)
+    assert a.content == b.content and a.headers["etag"] == b.headers["etag"]
+    assert (await gateway.history(game))["moves"] == [first]
+
+
+async def test_keys_belong_to_one_game(gateway: Gateway) -> None:
+    one = await gateway.create("bisley", deal=27)
+    two = await gateway.create("bisley", deal=27)
+    first, _ = _two_moves(one)
+    a = await _post_move(gateway, one, first, **{"Idempotency-Key": "shared"})
+    b = await _post_move(gateway, two, first, **{"Idempotency-Key": "shared"})
+    assert a.status_code == b.status_code == 200
+    assert a.json()["id"] != b.json()["id"]
+    assert (await gateway.history(two))["moves"] == [first]
+
+
+async def test_undo_and_redo_retries_apply_once(gateway: Gateway) -> None:
+    game = await gateway.create("bisley", deal=28)
+    first, _ = _two_moves(game)
+    assert (await gateway.move(game, first)).is_success
+    view = await gateway.view(game)
+    second = view["legal_moves"][0]["notation"]
+    assert (await gateway.move(game, second)).is_success
+
+    async def post(route: str, key: str) -> httpx.Response:
+        return await gateway.http.post(
+            f"/v1/games/{game.id}/{route}", headers={**game.auth(), "Idempotency-Key": key}
+        )
+
+    undo1, undo2 = await post("undo", "u"), await post("undo", "u")
+    assert undo1.status_code == undo2.status_code == 200 and undo1.content == undo2.content
+    history = await gateway.history(game)
+    assert (history["moves"], history["position"]) == ([first, second], 1)
+    redo1, redo2 = await post("redo", "r"), await post("redo", "r")
+    assert redo1.status_code == redo2.status_code == 200 and redo1.content == redo2.content
+    history = await gateway.history(game)
+    assert (history["moves"], history["position"]) == ([first, second], 2)
