@@ -101,6 +101,12 @@ def start_redis(supervisor: Supervisor, timeout: float) -> tuple[str, str]:
     given = os.environ.get("REDIS_URL")
     if given:
         supervisor.say(f"using the Redis at {redact(given)}")
+        if "ENGINE_SEAL_KEY" not in os.environ:
+            supervisor.say(
+                "ENGINE_SEAL_KEY is not set: this run seals states with a key of its own, so "
+                "games kept in that Redis will not be playable after a restart; set "
+                "ENGINE_SEAL_KEY to keep them"
+            )
         wait_for(supervisor, lambda: probes.redis_pong(given), timeout, f"Redis at {redact(given)}")
         return given, "from REDIS_URL"
     redis = EmbeddedRedis(host=DEFAULT_HOST)
