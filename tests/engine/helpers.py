@@ -22,7 +22,7 @@ from solitaire.v1 import game_pb2
 
 SEAL_KEY = b"engine-test-key"
 OTHER_SEAL_KEY = b"another-engine-key"
-# Small enough that replies of the two-pack games do not fit.
+# Small enough that Cody's opening reply does not fit, large enough for Usk's.
 TINY_MESSAGE_BYTES = 2048
 WINS_FILE = Path(__file__).resolve().parents[1] / "rules" / "golden" / "wins.json"
 

@@ -221,9 +221,9 @@ def test_encoded_moves_have_every_field() -> None:
     withdraw = encode_move(patience.Move.withdraw("t5", "t9"))
     assert list(withdraw.columns) == ["t5", "t9"]
     assert withdraw.notation == "withdraw t5 t9"
-    for move in (
+    for original in (
         patience.Move.transfer("t1", "f2"),
         patience.Move.deal(),
         patience.Move.withdraw("t3"),
     ):
-        assert decode_move(encode_move(move)) == move
+        assert decode_move(encode_move(original)) == original

@@ -28,7 +28,7 @@ def test_errors_are_rich_statuses_with_error_info(raw_stub: engine_pb2_grpc.Engi
     with pytest.raises(grpc.RpcError) as caught:
         raw_stub.GetVariant(engine_pb2.GetVariantRequest(name="klondike"))
     call = caught.value
-    status = rpc_status.from_call(call)  # type: ignore[arg-type]
+    status = rpc_status.from_call(call)
     assert status is not None
     assert status.code == grpc.StatusCode.NOT_FOUND.value[0]
     assert len(status.details) == 1

@@ -106,7 +106,8 @@ def test_mutated_state_fields_are_refused_cleanly(
             del message.options[:]
             message.options.extend(value)  # type: ignore[arg-type]
         elif name == "pile":
-            index, cards = value  # type: ignore[misc]
+            assert isinstance(value, tuple)
+            index, cards = value
             message.piles[index % len(message.piles)].cards = cards
         elif name == "drop_pile":
             del message.piles[value % len(message.piles)]  # type: ignore[operator]

@@ -141,7 +141,9 @@ async def test_apply_move_by_fields(client: EngineClient) -> None:
 
 async def test_apply_moves_in_order(client: EngineClient) -> None:
     state = patience.get_variant("house-on-the-hill").new_game(5)
-    start, moves, all_events = state, [], []
+    start = state
+    moves: list[patience.Move] = []
+    all_events: list[patience.CardMoved] = []
     for _ in range(6):
         move = state.legal_moves()[-1]
         state, events = state.apply_with_events(move)

@@ -91,14 +91,16 @@ async def test_an_oversize_request_is_refused_by_grpc(client: EngineClient) -> N
 async def test_message_limit_applies_to_replies(tiny_engine: EngineThread) -> None:
     async with EngineClient(tiny_engine.target, timeout=30) as small:
         assert await small.health()
-        error = await expect_error(small.new_game("house-in-the-wood", deal=1))
+        assert (await small.new_game("usk", deal=1)).view.variant == "usk"
+        # Cody's opening reply (many legal moves) is several kilobytes.
+        error = await expect_error(small.new_game("cody", deal=1))
         assert error.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         request_too_big = game_pb2.SealedState(state=b"\x00" * 4096)
         error = await expect_error(small.player_view(request_too_big))
         assert error.code == grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
-@pytest.mark.parametrize("timeout", [0.0, 1e-6, -1.0])
+@pytest.mark.parametrize("timeout", [0.0, -1.0])
 async def test_expired_deadlines_give_deadline_exceeded(
     engine: EngineThread, client: EngineClient, timeout: float
 ) -> None:

@@ -11,7 +11,8 @@ them (the seal covers the bytes). Moves are notation strings ("t3-f1") or
 Every error status becomes `EngineError` with `code`, `reason` (the
 google.rpc.ErrorInfo reason, see docs/errors.md; when gRPC itself failed the call
 and there is no ErrorInfo, the status code's name, e.g. "RESOURCE_EXHAUSTED"),
-`message` and `metadata`. A server that cannot be reached, or a deadline that
+`message` and `metadata`. `timeout` is each call's deadline in seconds (zero or
+less: already passed). A server that cannot be reached, or a deadline that
 passes, gives `EngineUnavailable` (code UNAVAILABLE or DEADLINE_EXCEEDED).
 
 The channel balances calls over every address the target resolves to
@@ -73,6 +74,10 @@ CHANNEL_OPTIONS: tuple[tuple[str, str | int], ...] = (
     ("grpc.enable_retries", 1),
 )
 
+# gRPC reads a zero timeout as "no deadline" on some paths; a timeout of zero or less
+# means a deadline already passed, so it is sent as one firmly in the past.
+_PAST_TIMEOUT = -1.0
+
 _UNAVAILABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
@@ -112,6 +117,10 @@ def error_from_rpc(error: grpc.RpcError) -> EngineError:
             reason, metadata = info.reason, dict(info.metadata)
     kind = EngineUnavailable if code in _UNAVAILABLE_CODES else EngineError
     return kind(code, reason, message, metadata)
+
+
+def _call_timeout(timeout: float) -> float:
+    return timeout if timeout > 0 else _PAST_TIMEOUT
 
 
 def to_move(move: MoveLike) -> game_pb2.Move:
@@ -163,7 +172,7 @@ class EngineClient:
 
     async def _call(self, method: Any, request: Message) -> Any:
         try:
-            return await method(request, timeout=self.timeout)
+            return await method(request, timeout=_call_timeout(self.timeout))
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
@@ -222,7 +231,7 @@ class EngineClient:
     async def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""
         try:
-            reply = await self._health.Check(_HEALTH_REQUEST, timeout=self.timeout)
+            reply = await self._health.Check(_HEALTH_REQUEST, timeout=_call_timeout(self.timeout))
         except grpc.RpcError:
             return False
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
@@ -254,7 +263,7 @@ class SyncEngineClient:
 
     def _call(self, method: Any, request: Message) -> Any:
         try:
-            return method(request, timeout=self.timeout)
+            return method(request, timeout=_call_timeout(self.timeout))
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
@@ -311,7 +320,7 @@ class SyncEngineClient:
     def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""
         try:
-            reply = self._health.Check(_HEALTH_REQUEST, timeout=self.timeout)
+            reply = self._health.Check(_HEALTH_REQUEST, timeout=_call_timeout(self.timeout))
         except grpc.RpcError:
             return False
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
