@@ -1,0 +1,276 @@
+"""State validation: every InvalidState reason, from `from_parts` and from the notation;
+new-game arguments (deal numbers, options, variant names)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import patience
+import pytest
+from patience import InvalidState, State
+
+from .conftest import SHAPES, VARIANT_IDS, cards, position
+
+Piles = list[tuple[int, ...]]
+
+
+def rebuild(
+    state: State, change: Callable[[dict[str, tuple[int, ...]]], None], **counters: int
+) -> State:
+    """`from_parts` of a state with its piles changed by `change` and counters overridden."""
+    piles = dict(zip(state.variant.pile_ids, state.piles, strict=True))
+    change(piles)
+    fields = {
+        "redeals_left": state.redeals_left,
+        "moves_made": state.moves_made,
+        "deal": state.deal,
+        "draws": state.draws,
+    } | counters
+    return State.from_parts(
+        state.variant,
+        tuple(piles[p] for p in state.variant.pile_ids),
+        options=state.options,
+        **fields,
+    )
+
+
+def reason_of(build: Callable[[], object]) -> str:
+    with pytest.raises(InvalidState) as info:
+        build()
+    assert str(info.value) and info.value.code
+    assert isinstance(info.value, patience.PatienceError)
+    return info.value.reason
+
+
+def new(variant_id: str, deal: int = 11) -> State:
+    return patience.get_variant(variant_id).new_game(deal)
+
+
+# --- WRONG_PILE_COUNT -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_wrong_pile_count(variant_id: str) -> None:
+    state = new(variant_id)
+    kw = dict(redeals_left=state.redeals_left, moves_made=0, deal=11, draws=state.draws)
+    fewer = state.piles[:-1]
+    more = (*state.piles, ())
+    for piles in (fewer, more):
+        assert reason_of(lambda p=piles: State.from_parts(state.variant, p, **kw)) == (
+            "WRONG_PILE_COUNT"
+        )
+
+
+def test_wrong_pile_count_in_notation() -> None:
+    text = str(new("la-belle-lucie", 1))
+    with pytest.raises((InvalidState, patience.NotationError)) as info:
+        patience.parse_state(text.replace("/6H ", "/6H/- "))
+    if isinstance(info.value, InvalidState):
+        assert info.value.reason == "WRONG_PILE_COUNT"
+
+
+# --- WRONG_CARDS ------------------------------------------------------------------------
+
+
+def _drop_top(pile_id: str) -> Callable[[dict[str, tuple[int, ...]]], None]:
+    def change(piles: dict[str, tuple[int, ...]]) -> None:
+        piles[pile_id] = piles[pile_id][:-1]
+
+    return change
+
+
+def _add(pile_id: str, *codes: int) -> Callable[[dict[str, tuple[int, ...]]], None]:
+    def change(piles: dict[str, tuple[int, ...]]) -> None:
+        piles[pile_id] = piles[pile_id] + codes
+
+    return change
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_missing_card(variant_id: str) -> None:
+    assert reason_of(lambda: rebuild(new(variant_id), _drop_top("t1"))) == "WRONG_CARDS"
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_card_too_many_times(variant_id: str) -> None:
+    state = new(variant_id)
+    top = state.pile("t1")[-1]
+    assert reason_of(lambda: rebuild(state, _add("t2", top))) == "WRONG_CARDS"
+
+
+@pytest.mark.parametrize("code", [52, -1, 1000])
+def test_impossible_card(code: int) -> None:
+    state = new("la-belle-lucie")
+
+    def swap(piles: dict[str, tuple[int, ...]]) -> None:
+        piles["t1"] = (*piles["t1"][:-1], code)
+
+    assert reason_of(lambda: rebuild(state, swap)) == "WRONG_CARDS"
+
+
+def test_one_pack_card_twice_in_notation() -> None:
+    text = str(new("la-belle-lucie", 1)).replace("t:JDKS4S/", "t:JDKSJD/")
+    with pytest.raises(InvalidState) as info:
+        patience.parse_state(text)
+    assert info.value.reason == "WRONG_CARDS"
+
+
+def test_third_copy_in_a_two_pack_game() -> None:
+    state = position("the-fifteen", t={"t1": "5H 5H"}, f={"f3": "4H", "f7": "6H"}, dump="t2")
+    # both 5H are on t1; add a third
+
+    def third(piles: dict[str, tuple[int, ...]]) -> None:
+        piles["t1"] = piles["t1"] + cards("5H")
+        piles["t2"] = piles["t2"][:-1]
+
+    assert reason_of(lambda: rebuild(state, third)) == "WRONG_CARDS"
+
+
+# --- BAD_FOUNDATION -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "foundation", "bad"),
+    [
+        ("la-belle-lucie", "f1", "2C"),  # not from the ace
+        ("la-belle-lucie", "f1", "AC 3C"),  # a gap
+        ("la-belle-lucie", "f1", "AS"),  # wrong suit (f1 is clubs)
+        ("la-belle-lucie", "f2", "AS 2C"),  # suit changes
+        ("la-belle-lucie", "f3", "2H AH"),  # downwards on an up-foundation
+        ("house-in-the-wood", "f2", "AS"),  # f1 f2 are clubs
+        ("bisley", "f5", "QC"),  # down-foundation not from the king
+        ("bisley", "f5", "KC JC"),
+        ("bisley", "f6", "KC"),  # f6 is spades
+        ("bisley", "f6", "KS QS TS"),
+        ("the-fifteen", "f8", "KD QD QD"),
+    ],
+)
+def test_bad_foundation(variant_id: str, foundation: str, bad: str) -> None:
+    # a position whose foundations are empty and whose cards are all on one pile
+    # (Bisley's aces stay on f1..f4, where the deal puts them)
+    count = len(SHAPES[variant_id].foundations)
+    empty = {f"f{i}": "-" for i in range(1, count + 1)}
+    if variant_id == "bisley":
+        empty |= {"f1": "AC", "f2": "AS", "f3": "AH", "f4": "AD"}
+    state = position(variant_id, f=empty, fill=False)
+    bad_cards = cards(bad)
+
+    def move_to_foundation(piles: dict[str, tuple[int, ...]]) -> None:
+        for c in bad_cards:
+            for pid, pile in piles.items():
+                if pid.startswith("t") and c in pile:
+                    i = pile.index(c)
+                    piles[pid] = pile[:i] + pile[i + 1 :]
+                    break
+        piles[foundation] = bad_cards
+
+    assert reason_of(lambda: rebuild(state, move_to_foundation)) == "BAD_FOUNDATION"
+
+
+def test_bad_foundation_in_notation() -> None:
+    text = str(new("la-belle-lucie", 1))
+    # AC..5C on the spades foundation: the cards are taken out of the fans
+    fans = text.split(" ")[1][2:].split("/")
+    clubs = {"AC", "2C", "3C", "4C", "5C"}
+    cleaned = ["".join(f[i : i + 2] for i in range(0, len(f), 2) if f[i : i + 2] not in clubs)
+               for f in fans]  # fmt: skip
+    bad = text.replace(text.split(" ")[1], "t:" + "/".join(c or "-" for c in cleaned))
+    bad = bad.replace("f:-/-/-/-", "f:-/5C/-/-")
+    with pytest.raises(InvalidState) as info:
+        patience.parse_state(bad)
+    assert info.value.reason == "BAD_FOUNDATION"
+
+
+# --- BAD_CELL -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant_id", ["cody", "little-billee"])
+def test_two_cards_in_a_cell(variant_id: str) -> None:
+    state = position(variant_id, t={"t1": "5H 6H"}, r={"r1": ""})
+
+    def crowd(piles: dict[str, tuple[int, ...]]) -> None:
+        piles["r1"] = piles["t1"]
+        piles["t1"] = ()
+
+    assert reason_of(lambda: rebuild(state, crowd)) == "BAD_CELL"
+    text = str(state).replace(" r:-/", " r:5H6H/").replace("t:5H6H/", "t:-/")
+    with pytest.raises(InvalidState) as info:
+        patience.parse_state(text)
+    assert info.value.reason == "BAD_CELL"
+
+
+# --- BAD_COUNTER ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_more_redeals_than_the_game_has(variant_id: str) -> None:
+    state = new(variant_id)
+    too_many = state.variant.redeals + 1
+    assert reason_of(lambda: rebuild(state, lambda p: None, redeals_left=too_many)) == (
+        "BAD_COUNTER"
+    )
+
+
+@pytest.mark.parametrize("counters", [{"redeals_left": -1}, {"draws": -1}])
+def test_negative_counters(counters: dict[str, int]) -> None:
+    state = new("la-belle-lucie")
+    assert reason_of(lambda: rebuild(state, lambda p: None, **counters)) == "BAD_COUNTER"
+
+
+# --- BAD_DEAL -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deal", [-1, 10**20 + 1, 10**30])
+def test_deal_number_out_of_range(deal: int) -> None:
+    state = new("usk")
+    assert reason_of(lambda: rebuild(state, lambda p: None, deal=deal)) == "BAD_DEAL"
+
+
+def test_valid_states_pass() -> None:
+    for variant_id in VARIANT_IDS:
+        for deal in (0, 31999, 32000, 10**20):
+            state = new(variant_id, deal)
+            assert rebuild(state, lambda p: None) == state
+
+
+# --- new games --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("deal", [-1, 10**20 + 1])
+def test_bad_deal_numbers(deal: int) -> None:
+    with pytest.raises(patience.BadDealNumber) as info:
+        patience.get_variant("bisley").new_game(deal)
+    assert str(info.value) and info.value.code
+
+
+@pytest.mark.parametrize("deal", [0, 10**20])
+def test_deal_number_bounds_are_inclusive(deal: int) -> None:
+    assert patience.get_variant("bisley").new_game(deal).deal == deal
+
+
+def test_random_deal_numbers() -> None:
+    deals = {patience.get_variant("usk").new_game().deal for _ in range(5)}
+    assert all(10**16 <= d <= 10**20 for d in deals)
+    assert len(deals) > 1
+
+
+def test_unknown_variant_and_option() -> None:
+    with pytest.raises(patience.UnknownVariant) as info:
+        patience.get_variant("klondike")
+    assert info.value.code and "klondike" in str(info.value)
+    with pytest.raises(patience.UnknownOption) as option:
+        patience.get_variant("usk").new_game(1, options=["fill_from_waste_only"])
+    assert option.value.code
+
+
+def test_error_classes() -> None:
+    for cls in (
+        patience.IllegalMove,
+        patience.InvalidState,
+        patience.NotationError,
+        patience.UnknownVariant,
+        patience.UnknownOption,
+        patience.BadDealNumber,
+    ):
+        assert issubclass(cls, patience.PatienceError)
+        assert getattr(patience.errors, cls.__name__) is cls
