@@ -13,11 +13,13 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import fields, replace
+from functools import partial
 from pathlib import Path
 
 from bench import machine
 from bench.report import Report
 from bench.settings import Settings
+from bench.stack import Stack
 
 PARTS = ("rules", "engine", "gateway", "growth", "load")
 RESULTS = Path(__file__).with_name("results")
@@ -49,10 +51,14 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument("--engine-workers", type=_ints, help="e.g. 1,2")
     parser.add_argument("--engine-variant")
     parser.add_argument("--gateway-concurrency", type=int)
+    parser.add_argument("--gateway-engine-workers", type=int, help="engine processes behind it")
+    parser.add_argument("--gateway-variant", help="a variant where a card can go back and forth")
     parser.add_argument("--sweep", type=_ints, help="client counts, e.g. 1,2,4,8,16,32")
     parser.add_argument("--sweep-seconds", type=float)
     parser.add_argument("--games-per-client", type=int)
-    parser.add_argument("--growth-moves", type=int, help="length of the long game")
+    parser.add_argument("--growth-late", type=int, help="the late move number (default 500)")
+    parser.add_argument("--growth-window", type=int, help="timed moves at each point")
+    parser.add_argument("--memory-after", type=_ints, help="move counts, e.g. 10,200")
     parser.add_argument("--load-users", type=int)
     parser.add_argument("--load-spawn-rate", type=float)
     parser.add_argument("--load-run-time", help="e.g. 60s")
@@ -78,21 +84,43 @@ def _engine(report: Report, settings: Settings) -> None:
     run_engine_part(report, settings)
 
 
-def _http(report: Report, settings: Settings, *, gateway: bool, growth: bool) -> None:
-    from bench.http_parts import run_http_parts
+def _gateway(report: Report, settings: Settings, stack: Stack) -> None:
+    from bench.http_parts import run_gateway_part
 
-    run_http_parts(report, settings, gateway=gateway, growth=growth)
+    run_gateway_part(report, settings, stack)
 
 
-def _load(report: Report, settings: Settings) -> None:
-    from bench.load import run_load, write_load
+def _growth(report: Report, settings: Settings, stack: Stack) -> None:
+    from bench.http_parts import run_growth_part
 
-    result = run_load(
-        users=settings.load_users, spawn_rate=settings.load_spawn_rate,
-        run_time=settings.load_run_time, host=None,
-        engine_workers=settings.gateway_engine_workers,
-    )  # fmt: skip
+    run_growth_part(report, settings, stack)
+
+
+def _load(report: Report, settings: Settings, stack: Stack) -> None:
+    from bench.load import run_locust, write_load
+
+    assert stack.gateway is not None
+    result = run_locust(
+        stack.gateway.base_url,
+        settings.load_users,
+        settings.load_spawn_rate,
+        settings.load_run_time,
+    )
     write_load(report, report.section("Load test (Locust)"), result)
+
+
+def _run_step(report: Report, name: str, step: Callable[[], object], failed: list[str]) -> None:
+    began = time.monotonic()
+    print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+    try:
+        step()
+    except Exception as exc:
+        failed.append(name)
+        traceback.print_exc()
+        report.section(f"Not measured: {name}").note(
+            f"This part failed: `{type(exc).__name__}: {str(exc)[:500]}`"
+        )
+    print(f"[bench] {name} took {time.monotonic() - began:.1f} s", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,32 +131,23 @@ def main(argv: list[str] | None = None) -> int:
         f"Mode: {settings.mode} (seconds per figure {settings.seconds:g});"
         f" parts: {', '.join(settings.parts)}."
     )
-    steps: list[tuple[str, Callable[[], None]]] = []
-    if "rules" in settings.parts:
-        steps.append(("rules", lambda: _rules(report, settings)))
-    if "engine" in settings.parts:
-        steps.append(("engine", lambda: _engine(report, settings)))
-    gateway, growth = "gateway" in settings.parts, "growth" in settings.parts
-    if gateway or growth:
-        name = "+".join(p for p in ("gateway", "growth") if p in settings.parts)
-        steps.append((name, lambda: _http(report, settings, gateway=gateway, growth=growth)))
-    if "load" in settings.parts:
-        steps.append(("load", lambda: _load(report, settings)))
-
-    failed = []
+    failed: list[str] = []
     started = time.monotonic()
-    for name, step in steps:
-        began = time.monotonic()
-        print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+    if "rules" in settings.parts:
+        _run_step(report, "rules", lambda: _rules(report, settings), failed)
+    if "engine" in settings.parts:
+        _run_step(report, "engine", lambda: _engine(report, settings), failed)
+    http_parts = {"gateway": _gateway, "growth": _growth, "load": _load}
+    chosen = [name for name in http_parts if name in settings.parts]
+    if chosen:
+        # one stack (Redis, engine, gateway, bare app) serves the three HTTP parts
+        stack = Stack(engine_workers=settings.gateway_engine_workers, with_bare=True)
         try:
-            step()
-        except Exception as exc:
-            failed.append(name)
-            traceback.print_exc()
-            report.section(f"Not measured: {name}").note(
-                f"This part failed: `{type(exc).__name__}: {str(exc)[:500]}`"
-            )
-        print(f"[bench] {name} took {time.monotonic() - began:.1f} s", file=sys.stderr)
+            _run_step(report, "stack start", stack.start, failed)
+            for name in chosen if "stack start" not in failed else []:
+                _run_step(report, name, partial(http_parts[name], report, settings, stack), failed)
+        finally:
+            stack.stop()
     total = time.monotonic() - started
     report.preamble.append(f"Whole run: {total:.0f} s.")
     report.figure("run.seconds", total)

@@ -1,16 +1,18 @@
 """Cost as work grows: the latency of one move early and late in a long game, and
 the Redis memory that a stored game takes as its history grows.
 
-The game is a deal with a reversible pair of moves (bench.cycles), played through
-the gateway one move at a time, so that it can go on for hundreds of legal moves.
-The hot path should not grow with the history: one Redis read, one engine call, one
-compare-and-set write, whatever the game's length.
+Two games of a deal with a reversible pair of moves (bench.cycles) are played
+through the gateway: an old one, first brought to its late move number untimed, and
+a young one; then their timed moves alternate (young at move 10, 11, ... and old at
+move 500, 501, ...), so that both windows meet the same machine and the comparison
+holds on a busy one. The hot path should not grow with the history: one Redis read,
+one engine call, one compare-and-set write, whatever the game's length.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
 
@@ -34,8 +36,11 @@ class GameMemory:
 
 @dataclass
 class Growth:
-    latencies: list[float]  # seconds, move 1 first
-    memory: list[GameMemory]
+    early_at: int
+    late_at: int
+    early: list[float] = field(default_factory=list)  # seconds per move
+    late: list[float] = field(default_factory=list)
+    memory: list[GameMemory] = field(default_factory=list)
 
 
 async def game_memory(redis_url: str, game_id: str) -> tuple[int, int]:
@@ -43,7 +48,7 @@ async def game_memory(redis_url: str, game_id: str) -> tuple[int, int]:
     puts the game id in a hash tag, `{<id>}`, in each of the game's keys."""
     client = aioredis.from_url(redis_url)
     try:
-        keys = [key async for key in client.scan_iter(match=f"*{game_id}*", count=1000)]
+        keys = [key async for key in client.scan_iter(match=f"*{{{game_id}}}*", count=1000)]
         total = 0
         for key in keys:
             total += int(await client.memory_usage(key, samples=0) or 0)
@@ -52,52 +57,90 @@ async def game_memory(redis_url: str, game_id: str) -> tuple[int, int]:
         await client.aclose()
 
 
-async def play_long_game(stack: Stack, plan: EndlessGame, settings: Settings) -> Growth:
+class LongGame:
+    """One game played move by move, timing the moves asked for."""
+
+    def __init__(self, conn: Connection, plan: EndlessGame, moves: int) -> None:
+        self.conn = conn
+        self.plan_moves = plan.moves(moves)
+        self.plan = plan
+        self.made = 0
+        self.ref: gateway_api.GameRef | None = None
+
+    async def create(self) -> None:
+        self.ref, _ = await gateway_api.create_game(
+            self.conn, self.plan.variant, deal=self.plan.deal
+        )
+
+    async def next_move(self) -> float:
+        assert self.ref is not None
+        notation = self.plan_moves[self.made]
+        began = time.perf_counter()
+        await gateway_api.move(self.conn, self.ref, notation)
+        elapsed = time.perf_counter() - began
+        self.made += 1
+        return elapsed
+
+
+async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -> Growth:
     assert stack.gateway is not None and stack.redis is not None
+    redis_url = stack.redis.url
+    window = settings.growth_window
+    growth = Growth(settings.growth_early, settings.growth_late)
     conn = Connection(stack.gateway.base_url)
+    young = LongGame(conn, plan, growth.early_at - 1 + window)
+    old = LongGame(conn, plan, growth.late_at - 1 + window)
+    memory_marks = set(settings.memory_after)
+
+    async def old_move() -> float:
+        elapsed = await old.next_move()
+        if old.made in memory_marks:
+            assert old.ref is not None
+            keys, size = await game_memory(redis_url, old.ref.id)
+            growth.memory.append(GameMemory(old.made, keys, size))
+        return elapsed
+
     try:
-        ref, _ = await gateway_api.create_game(conn, plan.variant, deal=plan.deal)
-        latencies: list[float] = []
-        memory: list[GameMemory] = []
-        for number, notation in enumerate(plan.moves(settings.growth_moves), start=1):
-            began = time.perf_counter()
-            await gateway_api.move(conn, ref, notation)
-            latencies.append(time.perf_counter() - began)
-            if number in settings.memory_after:
-                keys, size = await game_memory(stack.redis.url, ref.id)
-                memory.append(GameMemory(number, keys, size))
-        return Growth(latencies, memory)
+        await young.create()
+        await old.create()
+        while old.made < growth.late_at - 1:  # the run-up, untimed
+            await old_move()
+        while young.made < growth.early_at - 1:
+            await young.next_move()
+        for _ in range(window):
+            growth.early.append(await young.next_move())
+            growth.late.append(await old_move())
+        return growth
     finally:
         await conn.close()
 
 
-def write_growth(report: Report, section: Section, growth: Growth, settings: Settings) -> None:
-    window = settings.growth_window
-    total = len(growth.latencies)
-    late_start = max(1, total - window + 1) if total < 500 + window else 500
-    early_start = min(10, late_start)
+def write_growth(report: Report, section: Section, growth: Growth) -> None:
+    window = len(growth.early)
     section.note(
-        f"One game played move by move through the gateway (one client), {total} moves;"
-        f" each figure is over {window} consecutive moves starting at the move named."
+        f"Two games of the same deal played move by move through the gateway (one"
+        f" client): {window} moves of a young game from move {growth.early_at}"
+        f" alternating with {window} moves of an old one from move {growth.late_at}."
     )
     table = section.table("moves", "median ms", "p95 ms", "max ms")
-    medians = {}
-    for start in (early_start, late_start):
-        span = growth.latencies[start - 1 : start - 1 + window]
+    for name, start, span in (
+        ("early", growth.early_at, growth.early),
+        ("late", growth.late_at, growth.late),
+    ):
         ordered = sorted(span)
-        medians[start] = median(span) * 1000
+        middle = median(span) * 1000
         table.add(
-            f"{start}..{start + len(span) - 1}", fmt(medians[start], 2),
+            f"{start}..{start + len(span) - 1}", fmt(middle, 2),
             fmt(percentile(ordered, 0.95) * 1000, 2), fmt(ordered[-1] * 1000, 2),
         )  # fmt: skip
-        report.figure(f"growth.move{start}.median_ms", medians[start])
-    if medians.get(early_start):
-        ratio = medians[late_start] / medians[early_start]
-        section.note(f"Late / early median: {ratio:.2f} (flat is about 1).")
-        report.figure("growth.late_over_early", ratio)
+        report.figure(f"growth.{name}.median_ms", middle)
+        report.figure(f"growth.move{start}.median_ms", middle)
+    ratio = median(growth.late) / median(growth.early)
+    section.note(f"Late / early median: **{ratio:.2f}** (flat is about 1).")
+    report.figure("growth.late_over_early", ratio)
 
     section.note(
-        "Redis memory of one stored game (`MEMORY USAGE ... SAMPLES 0` summed over"
+        "Redis memory of one stored game (`MEMORY USAGE <key> SAMPLES 0` summed over"
         f" the game's keys); goal < {MEMORY_GOAL_BYTES:,} bytes with 200 moves of history:"
     )
     mem = section.table("after moves", "keys", "bytes", "bytes per move since previous row")

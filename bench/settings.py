@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 class Settings:
     mode: str = "full"
     # how long each measured window lasts, and the unmeasured warm-up before it
-    seconds: float = 5.0
+    seconds: float = 8.0
     warmup: float = 1.0
     # interleaved rounds per side-by-side comparison (A B A B): fair on a busy machine
     rounds: int = 2
@@ -27,11 +27,12 @@ class Settings:
     # a variant whose tableau builds up and down in suit, so a card can go back and forth
     gateway_variant: str = "house-on-the-hill"
     sweep: tuple[int, ...] = (1, 2, 4, 8, 16, 32)
-    sweep_seconds: float = 3.0
+    sweep_seconds: float = 4.0
     games_per_client: int = 4
-    # cost as a game grows
-    growth_moves: int = 520
-    growth_window: int = 20
+    # cost as a game grows: timed moves from move `early` and from move `late`
+    growth_early: int = 10
+    growth_late: int = 500
+    growth_window: int = 50
     memory_after: tuple[int, ...] = (10, 200)
     # Locust load test
     load_users: int = 20
@@ -52,6 +53,6 @@ class Settings:
             rules_seconds=0.3,
             sweep=(1, 4, 16),
             sweep_seconds=1.0,
-            growth_moves=520,
+            growth_window=20,
             load_run_time="15s",
         )

@@ -27,10 +27,12 @@ TINY = [
     "--sweep", "1,2",
     "--sweep-seconds", "0.2",
     "--games-per-client", "1",
-    "--growth-moves", "210",
+    "--growth-late", "60",
+    "--memory-after", "10,50",
+    "--growth-window", "5",
     "--load-users", "2",
     "--load-spawn-rate", "2",
-    "--load-run-time", "3s",
+    "--load-run-time", "2s",
 ]  # fmt: skip
 
 # one figure of each kind that every part must produce
@@ -49,9 +51,10 @@ EXPECTED = [
     "gateway.sweep.c1.rate",
     "gateway.sweep.c2.rate",
     "redis.ping_x1.rate",
-    "growth.move10.median_ms",
+    "growth.early.median_ms",
+    "growth.late.median_ms",
     "growth.memory_after_10.bytes",
-    "growth.memory_after_200.bytes",
+    "growth.memory_after_50.bytes",
     "load.requests",
     "load.rate",
     "load.p95_ms",
