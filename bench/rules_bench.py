@@ -1,0 +1,98 @@
+"""Speed of the rules library, per variant, on one core.
+
+Run: ``.venv/bin/python bench/rules_bench.py [--states N] [--variant ID ...]``
+
+Positions are sampled from random play (fixed seed). For each variant it prints the
+median time of one uncached ``legal_moves`` computation, the median time of one
+``apply`` of a legal move, and how many steps per second a random play-out makes
+(legal moves + apply + status on every step).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+import patience
+from patience import State
+
+_REPEAT = 200  # calls per timed sample: long enough for perf_counter_ns to be exact
+
+
+def sample_states(variant_id: str, count: int, rng: random.Random) -> list[State]:
+    """States met during random play of several deals (not the finished ones)."""
+    variant = patience.get_variant(variant_id)
+    states: list[State] = []
+    while len(states) < count:
+        state = variant.new_game(rng.randrange(10**12))
+        for _ in range(rng.randrange(5, 300)):
+            moves = state.legal_moves()
+            if not moves:
+                break
+            state = state.apply(rng.choice(moves))
+        if state.legal_moves():
+            states.append(state)
+    return states
+
+
+def per_call_ns(function: Callable[[], object]) -> float:
+    start = time.perf_counter_ns()
+    for _ in range(_REPEAT):
+        function()
+    return (time.perf_counter_ns() - start) / _REPEAT
+
+
+def bench_legal_moves(states: list[State]) -> float:
+    # The rule set's own computation: State.legal_moves() would answer from its cache.
+    return statistics.median(
+        per_call_ns(lambda s=s: s._rules.legal_moves(s))  # type: ignore[misc]
+        for s in states
+    )
+
+
+def bench_apply(states: list[State], rng: random.Random) -> float:
+    timings = []
+    for state in states:
+        move = rng.choice(state.legal_moves())
+        timings.append(per_call_ns(lambda s=state, m=move: s.apply(m)))  # type: ignore[misc]
+    return statistics.median(timings)
+
+
+def bench_playout(variant_id: str, seconds: float, rng: random.Random) -> float:
+    variant = patience.get_variant(variant_id)
+    steps = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = variant.new_game(rng.randrange(10**12))
+        for _ in range(1000):
+            moves = state.legal_moves()
+            if not moves:
+                break
+            state = state.apply(moves[rng.randrange(len(moves))])
+            state.status  # noqa: B018 (status is part of a step as a client sees it)
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--states", type=int, default=300, help="sampled states per variant")
+    parser.add_argument("--seconds", type=float, default=1.0, help="play-out time per variant")
+    parser.add_argument("--variant", action="append", help="variant id (default: all)")
+    args = parser.parse_args()
+    rng = random.Random(20240601)
+    print(f"{'variant':24} {'legal_moves µs':>15} {'apply µs':>9} {'play-out steps/s':>17}")
+    for variant_id in args.variant or list(patience.VARIANTS):
+        states = sample_states(variant_id, args.states, rng)
+        legal = bench_legal_moves(states) / 1000
+        apply = bench_apply(states, rng) / 1000
+        playout = bench_playout(variant_id, args.seconds, rng)
+        print(f"{variant_id:24} {legal:15.2f} {apply:9.2f} {playout:17,.0f}")
+
+
+if __name__ == "__main__":
+    main()
