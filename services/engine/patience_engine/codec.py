@@ -3,8 +3,8 @@
 States: `decode_state` turns `GameState` bytes into a validated rules `State` (plus the
 engine-only flag `deal_secret`), rejecting anything that is not exactly a state the
 engine could have made; `encode_state` is its inverse. Moves: `decode_move` accepts a
-`Move` given by notation alone or by kind and fields, `encode_move` fills in every field.
-Events: `encode_event` turns the library's CardMoved into the message.
+`Move` given by notation alone or by kind and fields; `encode_move` fills in every field.
+The bytes of replies are written by `patience_engine.wire`.
 
 Every rejection is a `Rejected` with the reason from docs/errors.md; nothing here lets
 an exception about malformed input escape as anything else.
@@ -12,27 +12,30 @@ an exception about malformed input escape as anything else.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import patience
 from google.protobuf.message import DecodeError
 from solitaire.v1 import game_pb2
 
+from patience_engine import wire
 from patience_engine.errors import Reason, Rejected
+from patience_engine.wire import CARD_NAMES
 
 # Client-supplied text echoed in error metadata is cut to this length.
 ECHO_LIMIT = 100
 
-CARD_NAMES: tuple[str, ...] = tuple(patience.card_name(code) for code in range(52))
-
-_KIND_TO_MESSAGE = {
-    patience.MoveKind.TRANSFER: game_pb2.Move.TRANSFER,
-    patience.MoveKind.DEAL: game_pb2.Move.DEAL,
-    patience.MoveKind.REDEAL: game_pb2.Move.REDEAL,
-    patience.MoveKind.WITHDRAW: game_pb2.Move.WITHDRAW,
-}
+__all__ = [
+    "CARD_NAMES",
+    "ECHO_LIMIT",
+    "Position",
+    "decode_move",
+    "decode_state",
+    "echo",
+    "encode_move",
+    "encode_state",
+    "parse_deal",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,20 +94,7 @@ def decode_state(data: bytes) -> Position:
 
 def encode_state(position: Position) -> bytes:
     """The serialized GameState of a position."""
-    state = position.state
-    message = game_pb2.GameState(
-        variant=state.variant.id,
-        options=sorted(state.options),
-        redeals_left=state.redeals_left,
-        moves_made=state.moves_made,
-        deal=str(state.deal),
-        deal_secret=position.deal_secret,
-        draws=state.draws,
-    )
-    add_pile = message.piles.add
-    for pile in state.piles:
-        add_pile(cards=bytes(pile))
-    return message.SerializeToString()
+    return wire.game_state(position.state, position.deal_secret)
 
 
 def _invalid(detail: str, message: str) -> Rejected:
@@ -223,41 +213,6 @@ def echo(text: str) -> str:
     return text if len(text) <= ECHO_LIMIT else text[: ECHO_LIMIT - 1] + "…"
 
 
-def move_fields(move: patience.Move) -> dict[str, Any]:
-    """Every field of the Move message for a move, notation included."""
-    return {
-        "kind": _KIND_TO_MESSAGE[move.kind],
-        "source": move.source,
-        "target": move.target,
-        "count": move.count,
-        "columns": move.columns,
-        "notation": str(move),
-    }
-
-
 def encode_move(move: patience.Move) -> game_pb2.Move:
     """A Move message with every field filled in, notation included."""
-    return game_pb2.Move(**move_fields(move))
-
-
-def add_moves(field: Any, moves: Iterable[patience.Move]) -> None:
-    """Appends moves to a repeated Move field, built in place."""
-    add = field.add
-    for move in moves:
-        add(**move_fields(move))
-
-
-# --------------------------------------------------------------------------- events
-
-
-def add_events(field: Any, events: Iterable[patience.CardMoved]) -> None:
-    """Appends the library's CardMoved events to a repeated CardMoved field."""
-    add = field.add
-    for event in events:
-        add(
-            card=CARD_NAMES[event.card],
-            source=event.source,
-            source_index=event.source_index,
-            target=event.target,
-            target_index=event.target_index,
-        )
+    return game_pb2.Move.FromString(wire.move_message(move))

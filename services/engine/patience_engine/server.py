@@ -40,17 +40,15 @@ from types import FrameType
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
-from solitaire.v1 import engine_pb2, engine_pb2_grpc
 
 from patience_engine.config import EngineConfig, split_host_port
 from patience_engine.sealing import Sealer
-from patience_engine.servicer import EngineService
+from patience_engine.servicer import SERVICE_NAME, EngineService, add_to_server
 
 __all__ = ["GRACE_SECONDS", "EngineConfig", "RunningEngine", "main", "serve", "start_server"]
 
 log = logging.getLogger("patience_engine")
 
-SERVICE_NAME: str = engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
 # Calls in flight get this long to finish when the server stops.
 GRACE_SECONDS = 5.0
 # A supervisor gives up (and exits) after restarting workers this many times per worker.
@@ -88,7 +86,7 @@ async def start_server(config: EngineConfig, *, reuse_port: bool = False) -> Run
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ]
     )
-    engine_pb2_grpc.add_EngineServicer_to_server(EngineService(Sealer(config.seal_key)), server)
+    add_to_server(EngineService(Sealer(config.seal_key)), server)
     health_servicer = health.aio.HealthServicer()
     for service in ("", SERVICE_NAME):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)

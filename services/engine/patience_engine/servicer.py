@@ -2,7 +2,8 @@
 
 Every handler is a plain function wrapped by `_rpc`, which turns a `Rejected` into
 the rich error status of docs/errors.md and any other exception into a bare INTERNAL
-(logged here, never shown to the client).
+(logged here, never shown to the client). Handlers return the reply already
+serialized (see `patience_engine.wire`); `add_to_server` registers them so.
 """
 
 from __future__ import annotations
@@ -15,34 +16,33 @@ from typing import Any, TypeVar
 import grpc
 import patience
 from grpc import aio
-from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from solitaire.v1 import engine_pb2, game_pb2
 
+from patience_engine import wire
 from patience_engine.codec import (
     Position,
-    add_events,
-    add_moves,
     decode_move,
     decode_state,
     echo,
     encode_state,
-    move_fields,
     parse_deal,
 )
 from patience_engine.errors import Reason, Rejected
 from patience_engine.sealing import Sealer
-from patience_engine.views import VARIANT_MESSAGES, fill_player_view, player_view
+from patience_engine.views import VARIANT_MESSAGES, player_view_bytes
 
 log = logging.getLogger("patience_engine")
 
+SERVICE_NAME: str = engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
 # More moves than this in one request are refused: a whole game is a few hundred.
 MAX_BATCH_MOVES = 10_000
 
 _Request = TypeVar("_Request")
-_Reply = TypeVar("_Reply")
+_Handler = Callable[["EngineService", _Request], bytes]
 
 
 def _rpc(
-    handler: Callable[[EngineService, _Request], _Reply],
+    handler: _Handler[_Request],
 ) -> Callable[[EngineService, _Request, aio.ServicerContext], Any]:
     name = handler.__name__
 
@@ -64,30 +64,34 @@ def _rpc(
     return method
 
 
-class EngineService(engine_pb2_grpc.EngineServicer):
+class EngineService:
     """The stateless engine: the same request always gets the same answer (random
     deals aside)."""
 
     def __init__(self, sealer: Sealer, *, max_batch_moves: int = MAX_BATCH_MOVES) -> None:
         self._sealer = sealer
         self._max_batch_moves = max_batch_moves
-        self._variants = engine_pb2.ListVariantsResponse(variants=VARIANT_MESSAGES.values())
+        self._variants = engine_pb2.ListVariantsResponse(
+            variants=VARIANT_MESSAGES.values()
+        ).SerializeToString()
+        self._variant = {
+            name: message.SerializeToString() for name, message in VARIANT_MESSAGES.items()
+        }
 
     # ----------------------------------------------------------------- variants
 
     @_rpc
-    def ListVariants(self, request: engine_pb2.ListVariantsRequest) -> Any:
+    def ListVariants(self, request: engine_pb2.ListVariantsRequest) -> bytes:
         return self._variants
 
     @_rpc
-    def GetVariant(self, request: engine_pb2.GetVariantRequest) -> Any:
-        _variant_named(request.name)
-        return VARIANT_MESSAGES[request.name]
+    def GetVariant(self, request: engine_pb2.GetVariantRequest) -> bytes:
+        return self._variant[_variant_named(request.name).id]
 
     # ----------------------------------------------------------------- games
 
     @_rpc
-    def NewGame(self, request: engine_pb2.NewGameRequest) -> Any:
+    def NewGame(self, request: engine_pb2.NewGameRequest) -> bytes:
         variant = _variant_named(request.variant)
         options = tuple(request.options)
         for option in options:
@@ -109,30 +113,26 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             state = variant.new_game(deal, options)
         except patience.BadDealNumber as error:
             raise _bad_deal(request.deal, str(error)) from None
-        except patience.UnknownOption as error:  # checked above; kept for safety
-            raise Rejected(Reason.UNKNOWN_OPTION, str(error), option=str(error.name)) from None
         return self._play(Position(state, deal_secret=deal is None), request.moves, batch=True)
 
     @_rpc
-    def ListLegalMoves(self, request: engine_pb2.ListLegalMovesRequest) -> Any:
+    def ListLegalMoves(self, request: engine_pb2.ListLegalMovesRequest) -> bytes:
         position = self._position(request.state)
-        reply = engine_pb2.ListLegalMovesResponse()
-        add_moves(reply.moves, position.state.legal_moves())
-        return reply
+        return wire.repeated_moves(1, position.state.legal_moves())
 
     @_rpc
-    def ApplyMove(self, request: engine_pb2.ApplyMoveRequest) -> Any:
+    def ApplyMove(self, request: engine_pb2.ApplyMoveRequest) -> bytes:
         position = self._position(request.state)
         return self._play(position, (request.move,), batch=False)
 
     @_rpc
-    def ApplyMoves(self, request: engine_pb2.ApplyMovesRequest) -> Any:
+    def ApplyMoves(self, request: engine_pb2.ApplyMovesRequest) -> bytes:
         position = self._position(request.state)
         return self._play(position, request.moves, batch=True)
 
     @_rpc
-    def GetPlayerView(self, request: engine_pb2.GetPlayerViewRequest) -> Any:
-        return player_view(self._position(request.state))
+    def GetPlayerView(self, request: engine_pb2.GetPlayerViewRequest) -> bytes:
+        return player_view_bytes(self._position(request.state))
 
     # ----------------------------------------------------------------- helpers
 
@@ -141,10 +141,8 @@ class EngineService(engine_pb2_grpc.EngineServicer):
             raise Rejected(Reason.MISSING_FIELD, "the request carries no state", field="state")
         return decode_state(self._sealer.unseal(sealed))
 
-    def _play(
-        self, position: Position, messages: Sequence[game_pb2.Move], *, batch: bool
-    ) -> engine_pb2.GameResponse:
-        """Applies the moves in order, all or none, and builds the reply."""
+    def _play(self, position: Position, messages: Sequence[game_pb2.Move], *, batch: bool) -> bytes:
+        """Applies the moves in order, all or none, and writes the GameResponse."""
         if len(messages) > self._max_batch_moves:
             raise Rejected(
                 Reason.TOO_MANY_MOVES,
@@ -152,28 +150,52 @@ class EngineService(engine_pb2_grpc.EngineServicer):
                 limit=str(self._max_batch_moves),
                 count=str(len(messages)),
             )
-        reply = engine_pb2.GameResponse()
-        state = position.state
-        add_applied = reply.applied.add
         # Read every move before applying any, so a malformed request is refused as
         # such whatever the state.
         moves = [
             decode_move(message, index=index if batch else None)
             for index, message in enumerate(messages)
         ]
+        state = position.state
+        events: list[patience.CardMoved] = []
         for index, move in enumerate(moves):
             try:
-                state, events = state.apply_with_events(move)
+                state, moved = state.apply_with_events(move)
             except patience.IllegalMove as error:
                 raise _illegal(move, error, index if batch else None) from None
-            add_applied(**move_fields(move))
-            add_events(reply.events, events)
-        new_position = Position(state, position.deal_secret)
-        sealed = self._sealer.seal(encode_state(new_position))
-        reply.state.state = sealed.state
-        reply.state.seal = sealed.seal
-        fill_player_view(reply.view, new_position, state.legal_moves())
-        return reply
+            events.extend(moved)
+        after = Position(state, position.deal_secret)
+        data = encode_state(after)
+        return wire.game_response(
+            wire.sealed_state(data, self._sealer.seal_of(data)),
+            player_view_bytes(after, state.legal_moves()),
+            moves,
+            events,
+        )
+
+
+def add_to_server(service: EngineService, server: aio.Server) -> None:
+    """Registers the service's handlers; their replies are bytes already, so gRPC
+    sends them as they are."""
+    requests: dict[str, Any] = {
+        "ListVariants": engine_pb2.ListVariantsRequest,
+        "GetVariant": engine_pb2.GetVariantRequest,
+        "NewGame": engine_pb2.NewGameRequest,
+        "ListLegalMoves": engine_pb2.ListLegalMovesRequest,
+        "ApplyMove": engine_pb2.ApplyMoveRequest,
+        "ApplyMoves": engine_pb2.ApplyMovesRequest,
+        "GetPlayerView": engine_pb2.GetPlayerViewRequest,
+    }
+    handlers = {
+        name: grpc.unary_unary_rpc_method_handler(
+            getattr(service, name),
+            request_deserializer=request.FromString,
+            response_serializer=None,
+        )
+        for name, request in requests.items()
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
 
 
 def _variant_named(name: str) -> patience.Variant:

@@ -14,7 +14,8 @@ from typing import Any
 import patience
 from solitaire.v1 import game_pb2
 
-from patience_engine.codec import CARD_NAMES, Position, add_moves
+from patience_engine import wire
+from patience_engine.codec import Position
 
 _PILE_KINDS: Mapping[str, int] = {
     "tableau": game_pb2.TABLEAU,
@@ -60,23 +61,18 @@ def variant_message(variant: patience.Variant) -> game_pb2.Variant:
     return message
 
 
-class _Layout:
-    """Per variant, built once: each pile's id and kind, in pile order."""
-
-    __slots__ = ("piles",)
-
-    def __init__(self, variant: patience.Variant) -> None:
-        kinds = {pile["id"]: _PILE_KINDS[pile["kind"]] for pile in variant.describe()["piles"]}
-        self.piles: tuple[tuple[str, int], ...] = tuple(
-            (pile_id, kinds[pile_id]) for pile_id in variant.pile_ids
-        )
-
-
 VARIANT_MESSAGES: Mapping[str, game_pb2.Variant] = {
     variant_id: variant_message(variant) for variant_id, variant in patience.VARIANTS.items()
 }
-_LAYOUT_OF: Mapping[str, _Layout] = {
-    variant_id: _Layout(variant) for variant_id, variant in patience.VARIANTS.items()
+
+
+def _layout(variant: patience.Variant) -> wire.PileLayout:
+    kinds = {pile["id"]: _PILE_KINDS[pile["kind"]] for pile in variant.describe()["piles"]}
+    return wire.PileLayout(variant.pile_ids, [kinds[pile_id] for pile_id in variant.pile_ids])
+
+
+_LAYOUT_OF: Mapping[str, wire.PileLayout] = {
+    variant_id: _layout(variant) for variant_id, variant in patience.VARIANTS.items()
 }
 
 
@@ -89,42 +85,24 @@ def status_of(state: patience.State, legal_moves: Sequence[patience.Move]) -> in
     return game_pb2.PLAYING if legal_moves else game_pb2.STUCK
 
 
-def player_view(
+def player_view_bytes(
     position: Position, legal_moves: Sequence[patience.Move] | None = None
-) -> game_pb2.PlayerView:
-    """The player's view; pass the position's legal moves if they are already known."""
-    view = game_pb2.PlayerView()
-    fill_player_view(view, position, legal_moves)
-    return view
-
-
-def fill_player_view(
-    view: game_pb2.PlayerView,
-    position: Position,
-    legal_moves: Sequence[patience.Move] | None = None,
-) -> None:
-    """Writes the player's view into an empty PlayerView (for example a reply's own
-    field, which saves copying a finished view into it)."""
+) -> bytes:
+    """The serialized player's view; pass the position's legal moves if already known."""
     state = position.state
     if legal_moves is None:
         legal_moves = state.legal_moves()
     status = status_of(state, legal_moves)
-    view.variant = state.variant.id
-    view.options.extend(sorted(state.options))
-    view.status = status  # type: ignore[assignment]
-    counters = view.counters
-    counters.moves_made = state.moves_made
-    counters.foundation_cards = state.foundation_cards
-    counters.redeals_left = state.redeals_left
-    counters.stock_size = state.stock_size
-    counters.total_cards = state.total_cards
-    if status != game_pb2.PLAYING or not position.deal_secret:
-        view.deal = str(state.deal)
-    add_pile = view.piles.add
-    names = CARD_NAMES
-    for (pile_id, kind), cards in zip(_LAYOUT_OF[state.variant.id].piles, state.piles, strict=True):
-        if kind == game_pb2.STOCK:
-            add_pile(id=pile_id, kind=kind, size=len(cards))
-        else:
-            add_pile(id=pile_id, kind=kind, cards=[names[card] for card in cards], size=len(cards))
-    add_moves(view.legal_moves, legal_moves)
+    shown = status != game_pb2.PLAYING or not position.deal_secret
+    return wire.player_view(
+        state,
+        _LAYOUT_OF[state.variant.id],
+        status=status,
+        deal=str(state.deal) if shown else "",
+        legal_moves=legal_moves,
+    )
+
+
+def player_view(position: Position) -> game_pb2.PlayerView:
+    """The player's view as a message."""
+    return game_pb2.PlayerView.FromString(player_view_bytes(position))

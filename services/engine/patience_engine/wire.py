@@ -1,0 +1,221 @@
+"""Protobuf wire encoding of the messages the engine builds on every call.
+
+Building protobuf messages field by field from Python costs more than the rules
+themselves, so the hot path writes the bytes of GameState, PlayerView, Move, CardMoved
+and GameResponse directly, from pieces computed once (card names, pile ids, moves).
+The output is what `SerializeToString` gives for the same values (fields in number
+order, defaults left out); tests/engine/test_wire.py holds it to that.
+
+Field numbers are those of proto/solitaire/v1/game.proto and engine.proto.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterable, Sequence
+
+import patience
+from solitaire.v1 import game_pb2
+
+# Wire types: 0 varint, 2 length-delimited. A tag is (field number << 3) | wire type.
+_VARINT = 0
+_BYTES = 2
+
+
+def tag(field: int, wire_type: int) -> bytes:
+    return varint(field << 3 | wire_type)
+
+
+def varint(value: int) -> bytes:
+    if value < 0x80:
+        return _SMALL[value]
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_SMALL = tuple(bytes((n,)) for n in range(0x80))
+
+
+def uint_field(field: int, value: int) -> bytes:
+    """A varint field; empty for 0 (proto3 leaves defaults out)."""
+    return tag(field, _VARINT) + varint(value) if value else b""
+
+
+def bytes_field(field: int, value: bytes) -> bytes:
+    """A length-delimited field (bytes, string or message)."""
+    return tag(field, _BYTES) + varint(len(value)) + value
+
+
+def text_field(field: int, value: str) -> bytes:
+    """A string field; empty for "" (proto3 leaves defaults out)."""
+    return bytes_field(field, value.encode()) if value else b""
+
+
+CARD_NAMES: tuple[str, ...] = tuple(patience.card_name(code) for code in range(52))
+# PileView.cards entries (field 3), one per card code.
+_VIEW_CARD = tuple(bytes_field(3, name.encode()) for name in CARD_NAMES)
+_view_card = _VIEW_CARD.__getitem__
+
+_MOVE_KIND = {
+    patience.MoveKind.TRANSFER: game_pb2.Move.TRANSFER,
+    patience.MoveKind.DEAL: game_pb2.Move.DEAL,
+    patience.MoveKind.REDEAL: game_pb2.Move.REDEAL,
+    patience.MoveKind.WITHDRAW: game_pb2.Move.WITHDRAW,
+}
+
+
+# --------------------------------------------------------------------------- moves
+
+
+@functools.lru_cache(maxsize=65_536)
+def move_message(move: patience.Move) -> bytes:
+    """A Move message with every field filled in, notation included. Cached: the moves
+    of all variants are a few thousand values, and the same ones recur on every call."""
+    return b"".join(
+        (
+            uint_field(1, _MOVE_KIND[move.kind]),
+            text_field(2, move.source),
+            text_field(3, move.target),
+            uint_field(4, move.count),
+            *(text_field(5, column) for column in move.columns),
+            text_field(6, str(move)),
+        )
+    )
+
+
+def repeated_moves(field: int, moves: Iterable[patience.Move]) -> bytes:
+    return b"".join([bytes_field(field, move_message(move)) for move in moves])
+
+
+# --------------------------------------------------------------------------- events
+
+
+def events_field(field: int, events: Iterable[patience.CardMoved]) -> bytes:
+    return b"".join(
+        [
+            bytes_field(
+                field,
+                b"".join(
+                    (
+                        text_field(1, CARD_NAMES[event.card]),
+                        text_field(2, event.source),
+                        uint_field(3, event.source_index),
+                        text_field(4, event.target),
+                        uint_field(5, event.target_index),
+                    )
+                ),
+            )
+            for event in events
+        ]
+    )
+
+
+# --------------------------------------------------------------------------- states
+
+
+@functools.cache
+def _variant_prefix(variant_id: str, options: frozenset[str]) -> bytes:
+    """GameState fields 1 and 2: the variant and its sorted options."""
+    return text_field(1, variant_id) + b"".join(text_field(2, name) for name in sorted(options))
+
+
+_PILE_TAG = tag(3, _BYTES)
+_EMPTY_PILE = _PILE_TAG + b"\x00"
+
+
+def game_state(state: patience.State, deal_secret: bool) -> bytes:
+    """The serialized GameState."""
+    parts = [_variant_prefix(state.variant.id, state.options)]
+    append = parts.append
+    for pile in state.piles:
+        if pile:
+            # PileCards{cards = 1}: one byte per card.
+            inner = b"\x0a" + varint(len(pile)) + bytes(pile)
+            append(_PILE_TAG + varint(len(inner)) + inner)
+        else:
+            append(_EMPTY_PILE)
+    append(uint_field(4, state.redeals_left))
+    append(uint_field(5, state.moves_made))
+    append(text_field(6, str(state.deal)))
+    append(uint_field(7, 1 if deal_secret else 0))
+    append(uint_field(8, state.draws))
+    return b"".join(parts)
+
+
+def sealed_state(state: bytes, seal: bytes) -> bytes:
+    """A SealedState message."""
+    return bytes_field(1, state) + (bytes_field(2, seal) if seal else b"")
+
+
+# --------------------------------------------------------------------------- views
+
+
+class PileLayout:
+    """Per variant, computed once: each pile's PileView id and kind fields, and which
+    pile is the stock (shown by its size only)."""
+
+    __slots__ = ("prefixes", "stock")
+
+    def __init__(self, pile_ids: Sequence[str], kinds: Sequence[int]) -> None:
+        self.prefixes = tuple(
+            text_field(1, pile_id) + uint_field(2, kind)
+            for pile_id, kind in zip(pile_ids, kinds, strict=True)
+        )
+        stocks = [index for index, kind in enumerate(kinds) if kind == game_pb2.STOCK]
+        self.stock = stocks[0] if stocks else -1
+
+
+def player_view(
+    state: patience.State,
+    layout: PileLayout,
+    *,
+    status: int,
+    deal: str,
+    legal_moves: Sequence[patience.Move],
+) -> bytes:
+    """The serialized PlayerView."""
+    parts = [_variant_prefix(state.variant.id, state.options)]
+    append = parts.append
+    stock = layout.stock
+    pile_tag = _PILE_TAG
+    for index, (prefix, cards) in enumerate(zip(layout.prefixes, state.piles, strict=True)):
+        if index == stock or not cards:
+            body = prefix + uint_field(4, len(cards))
+        else:
+            body = prefix + b"".join(map(_view_card, cards)) + uint_field(4, len(cards))
+        append(pile_tag + varint(len(body)) + body)
+    append(uint_field(4, status))
+    counters = b"".join(
+        (
+            uint_field(1, state.moves_made),
+            uint_field(2, state.foundation_cards),
+            uint_field(3, state.redeals_left),
+            uint_field(4, state.stock_size),
+            uint_field(5, state.total_cards),
+        )
+    )
+    append(bytes_field(5, counters))
+    append(repeated_moves(6, legal_moves))
+    append(text_field(7, deal))
+    return b"".join(parts)
+
+
+def game_response(
+    sealed: bytes,
+    view: bytes,
+    applied: Sequence[patience.Move],
+    events: Iterable[patience.CardMoved],
+) -> bytes:
+    """The serialized GameResponse from its serialized parts."""
+    return b"".join(
+        (
+            bytes_field(1, sealed),
+            bytes_field(2, view),
+            repeated_moves(3, applied),
+            events_field(4, events),
+        )
+    )

@@ -1,0 +1,143 @@
+"""The hand-written wire encoding is exactly protobuf's own, and says the right things."""
+
+from __future__ import annotations
+
+import random
+
+import patience
+import pytest
+from patience_engine import wire
+from patience_engine.codec import CARD_NAMES, Position, encode_state
+from patience_engine.views import player_view_bytes
+from solitaire.v1 import engine_pb2, game_pb2
+
+
+def states(variant_id: str) -> list[patience.State]:
+    """The opening and some random play of two deals, ending wherever play ends."""
+    found = []
+    for deal, seed in ((3, 1), (10**18 + 7, 2)):
+        chooser = random.Random(seed)
+        state = patience.get_variant(variant_id).new_game(deal)
+        found.append(state)
+        for step in range(200):
+            legal = state.legal_moves()
+            if not legal:
+                break
+            state = state.apply(chooser.choice(legal))
+            if step % 25 == 0:
+                found.append(state)
+        found.append(state)
+    return found
+
+
+def canonical(message_type: type, data: bytes) -> object:
+    """Parses `data` and checks protobuf writes the same values as the same bytes."""
+    message = message_type.FromString(data)  # type: ignore[attr-defined]
+    assert message.SerializeToString() == data
+    return message
+
+
+@pytest.mark.parametrize("variant_id", list(patience.VARIANTS))
+def test_game_state_bytes_are_protobufs_own(variant_id: str) -> None:
+    for state in states(variant_id):
+        for secret in (False, True):
+            expected = game_pb2.GameState(
+                variant=state.variant.id,
+                options=sorted(state.options),
+                piles=[game_pb2.PileCards(cards=bytes(pile)) for pile in state.piles],
+                redeals_left=state.redeals_left,
+                moves_made=state.moves_made,
+                deal=str(state.deal),
+                deal_secret=secret,
+                draws=state.draws,
+            )
+            assert wire.game_state(state, secret) == expected.SerializeToString()
+
+
+def test_options_are_in_the_state_and_the_view() -> None:
+    state = patience.get_variant("napoleon-at-st-helena").new_game(2, ["fill_from_waste_only"])
+    message = canonical(game_pb2.GameState, encode_state(Position(state, False)))
+    assert list(message.options) == ["fill_from_waste_only"]  # type: ignore[attr-defined]
+    view = canonical(game_pb2.PlayerView, player_view_bytes(Position(state, False)))
+    assert list(view.options) == ["fill_from_waste_only"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("variant_id", list(patience.VARIANTS))
+def test_player_view_bytes_are_canonical_and_right(variant_id: str) -> None:
+    for state in states(variant_id):
+        view = canonical(game_pb2.PlayerView, player_view_bytes(Position(state, False)))
+        assert isinstance(view, game_pb2.PlayerView)
+        assert view.variant == variant_id
+        assert [pile.id for pile in view.piles] == list(state.variant.pile_ids)
+        for pile, cards in zip(view.piles, state.piles, strict=True):
+            assert pile.size == len(cards)
+            shown = [] if pile.kind == game_pb2.STOCK else [CARD_NAMES[card] for card in cards]
+            assert list(pile.cards) == shown
+        assert view.status == game_pb2.GameStatus.Value(state.status.name)
+        assert [move.notation for move in view.legal_moves] == [
+            str(move) for move in state.legal_moves()
+        ]
+        counters = view.counters
+        assert (
+            counters.moves_made,
+            counters.foundation_cards,
+            counters.redeals_left,
+            counters.stock_size,
+            counters.total_cards,
+        ) == (
+            state.moves_made,
+            state.foundation_cards,
+            state.redeals_left,
+            state.stock_size,
+            state.total_cards,
+        )
+        assert view.deal == str(state.deal)
+
+
+def test_moves_and_events_are_canonical() -> None:
+    moves = [
+        patience.Move.transfer("t4", "t7", count=3),
+        patience.Move.transfer("waste", "t10"),
+        patience.Move.deal(),
+        patience.Move.redeal(),
+        patience.Move.withdraw("t5", "t9"),
+    ]
+    for move in moves:
+        message = canonical(game_pb2.Move, wire.move_message(move))
+        assert isinstance(message, game_pb2.Move)
+        assert message.notation == str(move)
+        assert (message.source, message.target, message.count) == (
+            move.source,
+            move.target,
+            move.count,
+        )
+        assert tuple(message.columns) == move.columns
+    state = patience.get_variant("napoleon-at-st-helena").new_game(4)
+    after, events = state.apply_with_events(patience.Move.deal())
+    data = encode_state(Position(after, True))
+    reply = canonical(
+        engine_pb2.GameResponse,
+        wire.game_response(
+            wire.sealed_state(data, b"\x01" * 32),
+            player_view_bytes(Position(after, True)),
+            [patience.Move.deal()],
+            events,
+        ),
+    )
+    assert isinstance(reply, engine_pb2.GameResponse)
+    assert reply.state == game_pb2.SealedState(state=data, seal=b"\x01" * 32)
+    assert [move.notation for move in reply.applied] == ["deal"]
+    assert [(e.card, e.source, e.source_index, e.target, e.target_index) for e in reply.events] == [
+        (CARD_NAMES[e.card], e.source, e.source_index, e.target, e.target_index) for e in events
+    ]
+
+
+def test_long_fields_get_multi_byte_lengths() -> None:
+    assert wire.varint(0) == b"\x00"
+    assert wire.varint(127) == b"\x7f"
+    assert wire.varint(128) == b"\x80\x01"
+    assert wire.varint(300) == b"\xac\x02"
+    assert wire.varint(2**32 - 1) == b"\xff\xff\xff\xff\x0f"
+    long_text = "x" * 1000
+    message = canonical(game_pb2.PileView, wire.text_field(1, long_text))
+    assert message.id == long_text  # type: ignore[attr-defined]
