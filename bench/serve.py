@@ -1,5 +1,7 @@
-"""Serving the bare app with the same uvicorn settings as the gateway, so that the
-two differ only in what their endpoints do."""
+"""Serving the bare app with the same uvicorn settings as the gateway
+(patience_gateway.main: `uvicorn.run(app, host, port, log_level)`, access log off,
+uvicorn's default loop and HTTP parser, i.e. uvloop and httptools when installed),
+so that the two differ only in what their endpoints do."""
 
 from __future__ import annotations
 
