@@ -422,6 +422,7 @@ def candidate_moves(state: State, max_count: int = 1) -> list[Move]:
         for dst in ids:
             for count in range(1, max_count + 1):
                 moves.append(Move.transfer(src, dst, count=count))
+    moves += [Move.transfer("t99", ids[0]), Move.transfer(ids[0], "f99")]
     tableau = [p for p in ids if p.startswith("t")]
     moves += [Move.withdraw(a) for a in tableau[:3]]
     if state.variant.id == "the-fifteen":
@@ -439,22 +440,37 @@ deal_numbers = st.one_of(
 variant_ids = st.sampled_from(VARIANT_IDS)
 
 
+@dataclass(frozen=True)
+class Walk:
+    """A random game: `states[i + 1] == states[i].apply(moves[i])`."""
+
+    states: tuple[State, ...]
+    moves: tuple[Move, ...]
+
+    @property
+    def last(self) -> State:
+        return self.states[-1]
+
+
 @st.composite
-def played_games(draw: st.DrawFn, variant_id: str, max_moves: int = 25) -> list[State]:
-    """A new game and a random walk of legal moves from it (every state on the way)."""
+def played_games(draw: st.DrawFn, variant_id: str, max_moves: int = 20) -> Walk:
+    """A new game (either deal range; Napoleon with or without its option) and a random
+    walk of legal moves from it."""
     deal = draw(deal_numbers, label="deal")
-    options = ()
+    options: tuple[str, ...] = ()
     if variant_id == "napoleon-at-st-helena" and draw(st.booleans(), label="option"):
         options = ("fill_from_waste_only",)
     state = patience.get_variant(variant_id).new_game(deal, options=options)
-    states = [state]
+    states, moves = [state], []
     for _ in range(draw(st.integers(0, max_moves), label="length")):
-        moves = state.legal_moves()
-        if not moves:
+        legal = state.legal_moves()
+        if not legal:
             break
-        state = state.apply(moves[draw(st.integers(0, len(moves) - 1), label="pick")])
+        move = legal[draw(st.integers(0, len(legal) - 1), label="pick")]
+        state = state.apply(move)
         states.append(state)
-    return states
+        moves.append(move)
+    return Walk(tuple(states), tuple(moves))
 
 
 @pytest.fixture(params=VARIANT_IDS)

@@ -1,0 +1,252 @@
+"""Properties of every variant: random deals (both generator ranges) and random legal
+play, checked against invariants that hold whatever the game."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import patience
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from patience import IllegalMove, Move, MoveKind, State, Status
+
+from .conftest import (
+    SHAPES,
+    VARIANT_IDS,
+    Walk,
+    candidate_moves,
+    card_multiset,
+    deal_numbers,
+    full_pack,
+    played_games,
+)
+
+VARIANTS = list(patience.VARIANTS)
+FOUNDATION_KIND = "foundation"
+
+
+def foundation_count(state: State) -> int:
+    ids = state.variant.pile_ids
+    return sum(len(p) for pid, p in zip(ids, state.piles, strict=True) if pid[0] == "f")
+
+
+def check_state(state: State) -> None:
+    """What holds for every state: cards, counters, notation, status."""
+    assert card_multiset(state) == Counter(full_pack(SHAPES[state.variant.id].packs))
+    assert state.total_cards == SHAPES[state.variant.id].pack_size
+    assert state.foundation_cards == foundation_count(state)
+    assert state.stock_size == (
+        len(state.pile("stock")) if "stock" in state.variant.pile_ids else 0
+    )
+    assert patience.parse_state(str(state)) == state
+    assert str(state) == state.to_notation()
+    legal = state.legal_moves()
+    assert legal == state.legal_moves()  # stable order
+    assert len(set(legal)) == len(legal)
+    if state.foundation_cards == state.total_cards:
+        assert state.status is Status.WON and legal == ()
+    elif legal:
+        assert state.status is Status.PLAYING
+    else:
+        assert state.status is Status.STUCK
+    for move in legal:
+        assert Move.parse(str(move)) == move
+
+
+def check_step(before: State, move: Move, after: State) -> None:
+    assert after.moves_made == before.moves_made + 1
+    assert after.deal == before.deal and after.options == before.options
+    assert card_multiset(after) == card_multiset(before)
+    assert after.redeals_left == before.redeals_left - (move.kind is MoveKind.REDEAL)
+    assert after.draws >= before.draws
+    again, events = before.apply_with_events(move)
+    assert again == after
+    if move.kind is MoveKind.TRANSFER:
+        src, dst = before.pile(move.source), before.pile(move.target)
+        moved = {
+            (src[i], move.source, i, move.target, len(dst) + k)
+            for k, i in enumerate(range(len(src) - move.count, len(src)))
+        }
+        assert {(e.card, e.source, e.source_index, e.target, e.target_index) for e in events} == (
+            moved
+        )
+    elif move.kind is MoveKind.DEAL:
+        stock, waste = before.pile("stock"), before.pile("waste")
+        assert [(e.card, e.source, e.source_index, e.target, e.target_index) for e in events] == [
+            (stock[-1], "stock", len(stock) - 1, "waste", len(waste))
+        ]
+    for e in events:  # every event names piles of the game and a card that moved there
+        assert e.source in before.variant.pile_ids and e.target in before.variant.pile_ids
+        assert after.pile(e.target)[e.target_index] == e.card
+
+
+def assert_unlisted_rejected(
+    state: State, move: Move, legal: tuple[Move, ...], copy: State
+) -> None:
+    """A listed move is legal; any other raises IllegalMove and leaves the state equal to
+    `copy` (the state parsed again from its notation beforehand)."""
+    if move in legal:
+        assert state.is_legal(move)
+        return
+    assert not state.is_legal(move)
+    returned: object = "nothing"
+    with pytest.raises(IllegalMove) as info:
+        returned = state.apply(move)
+    assert returned == "nothing"
+    assert info.value.rule and isinstance(info.value.rule, str)
+    assert state == copy and state.piles == copy.piles
+
+
+# --- the registry -------------------------------------------------------------------
+
+
+def test_variants_in_the_order_of_rules() -> None:
+    assert list(VARIANT_IDS) == VARIANTS
+    for variant_id in VARIANTS:
+        assert patience.get_variant(variant_id) is patience.VARIANTS[variant_id]
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_variant_declaration(variant_id: str) -> None:
+    variant = patience.get_variant(variant_id)
+    shape = SHAPES[variant_id]
+    assert variant.id == variant_id and variant.name and len(variant.summary) > 40
+    assert (variant.packs, variant.redeals) == (shape.packs, shape.redeals)
+    assert variant.pile_ids == shape.pile_ids()
+    expected_options = {"fill_from_waste_only"} if variant_id.startswith("napoleon") else set()
+    assert set(variant.options) == expected_options
+    assert all(variant.options.values())
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_describe(variant_id: str) -> None:
+    variant = patience.get_variant(variant_id)
+    shape = SHAPES[variant_id]
+    described = variant.describe()
+    assert json.loads(json.dumps(described)) == described
+    assert {"id", "name", "summary", "packs", "redeals", "options", "piles"} <= set(described)
+    assert (described["id"], described["packs"], described["redeals"]) == (
+        variant_id,
+        shape.packs,
+        shape.redeals,
+    )
+    assert [o["name"] for o in described["options"]] == list(variant.options)
+    piles = described["piles"]
+    assert [p["id"] for p in piles] == list(shape.pile_ids())
+    kinds = {"t": "tableau", "r": "reserve", "f": FOUNDATION_KIND, "s": "stock", "w": "waste"}
+    foundations = iter(shape.foundations)
+    for pile in piles:
+        assert pile["kind"] == kinds[pile["id"][0]]
+        assert pile["layout"] in {"fan", "column", "cell", "stack"}
+        if pile["kind"] == "tableau":
+            assert pile["layout"] == shape.tableau_layout
+        if pile["kind"] == "reserve":
+            assert pile["layout"] == "cell"
+        if pile["kind"] == FOUNDATION_KIND:
+            assert (pile["suit"], pile["direction"]) == next(foundations)
+
+
+# --- random play ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@given(data=st.data())
+def test_random_play_keeps_the_invariants(variant_id: str, data: st.DataObject) -> None:
+    walk: Walk = data.draw(played_games(variant_id))
+    check_state(walk.states[0])
+    for before, move, after in zip(walk.states, walk.moves, walk.states[1:], strict=False):
+        check_step(before, move, after)
+        check_state(after)
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@given(data=st.data())
+def test_every_listed_move_applies(variant_id: str, data: st.DataObject) -> None:
+    walk: Walk = data.draw(played_games(variant_id, max_moves=15))
+    state = walk.last
+    for move in state.legal_moves():
+        assert state.is_legal(move)
+        check_step(state, move, state.apply(move))
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@given(data=st.data())
+def test_unlisted_moves_are_rejected(variant_id: str, data: st.DataObject) -> None:
+    walk: Walk = data.draw(played_games(variant_id, max_moves=15))
+    state = walk.last
+    legal = state.legal_moves()
+    ids = [*state.variant.pile_ids, "t0", "r9", "f9", "stock", "waste"]
+    pile = st.sampled_from(ids)
+    transfers = st.builds(Move.transfer, pile, pile, count=st.integers(1, 14))
+    tableau = [p for p in state.variant.pile_ids if p[0] == "t"]
+    withdraws = st.one_of(
+        st.builds(Move.withdraw, st.sampled_from(tableau)),
+        st.builds(Move.withdraw, st.sampled_from(tableau), st.sampled_from(tableau)),
+    )
+    others = st.sampled_from([Move.deal(), Move.redeal()])
+    copy = patience.parse_state(str(state))
+    for move in data.draw(st.lists(st.one_of(transfers, withdraws, others), max_size=20)):
+        assert_unlisted_rejected(state, move, legal, copy)
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@given(deal=deal_numbers)
+def test_same_deal_same_game(variant_id: str, deal: int) -> None:
+    variant = patience.get_variant(variant_id)
+    first, second = variant.new_game(deal), variant.new_game(deal)
+    assert first == second and hash(first) == hash(second) and str(first) == str(second)
+    assert patience.Game(variant_id, deal).state == first
+    assert (first.deal, first.moves_made, first.redeals_left) == (deal, 0, variant.redeals)
+    assert first.draws == SHAPES[variant_id].pack_size - 1
+    check_state(first)
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@given(data=st.data())
+def test_pop_restores_every_earlier_state(variant_id: str, data: st.DataObject) -> None:
+    walk: Walk = data.draw(played_games(variant_id))
+    game = patience.Game.from_state(walk.states[0])
+    for move, after in zip(walk.moves, walk.states[1:], strict=True):
+        game.push(move)
+        assert game.state == after
+    assert game.moves == list(walk.moves)
+    for move, before in zip(reversed(walk.moves), reversed(walk.states[:-1]), strict=True):
+        assert game.pop() == move
+        assert game.state == before and str(game.state) == str(before)
+    assert game.moves == []
+
+
+# --- exhaustive checks on fixed positions ----------------------------------------------
+
+
+def fixed_positions(variant_id: str) -> list[State]:
+    """Two openings and the positions after 12 and 40 seeded random moves."""
+    rng = random.Random(f"{variant_id}-walk")
+    states = []
+    for deal in (3, 10**18 + 3):
+        state = patience.get_variant(variant_id).new_game(deal)
+        states.append(state)
+        for step in range(40):
+            legal = state.legal_moves()
+            if not legal:
+                break
+            state = state.apply(rng.choice(legal))
+            if step in (11, 39):
+                states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_every_candidate_move_is_listed_exactly_when_it_applies(variant_id: str) -> None:
+    for state in fixed_positions(variant_id):
+        check_state(state)
+        legal = state.legal_moves()
+        max_count = 13 if variant_id == "usk" else 2
+        candidates = candidate_moves(state, max_count=max_count)
+        copy = patience.parse_state(str(state))
+        for move in candidates:
+            assert_unlisted_rejected(state, move, legal, copy)
+        assert set(legal) <= set(candidates)  # nothing is legal that the list misses
