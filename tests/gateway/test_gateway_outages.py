@@ -1,0 +1,155 @@
+"""Redis or the engine going away, and games expiring: 503 problems with
+Retry-After, nothing half applied, and games that carry on once the service is back."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import redis.asyncio as aioredis
+from patience_gateway.settings import Settings
+from patience_gateway.store import game_keys
+from patience_launcher.redis_server import EmbeddedRedis
+
+from tests.gateway.engines import EngineThread
+from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
+
+DEADLINE_SECONDS = 30.0
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Polls `check` until it holds; fails after a generous deadline."""
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not await check():
+        assert time.monotonic() < deadline, f"still not {what} after {DEADLINE_SECONDS} s"
+        await asyncio.sleep(0.05)
+
+
+def assert_unavailable(response: httpx.Response, code: str) -> None:
+    assert_problem(response, 503, code)
+    assert int(response.headers["retry-after"]) >= 1
+
+
+async def _next_move(gateway: Gateway, game: GameHandle) -> str:
+    view = await gateway.view(game)
+    return str(view["legal_moves"][0]["notation"])
+
+
+async def test_redis_down_is_503_and_the_game_survives(
+    engine: EngineThread, tmp_path: Path
+) -> None:
+    server = EmbeddedRedis(appendonly=True, data_dir=str(tmp_path)).start()
+    try:
+        settings = Settings(redis_url=server.url, engine_addr=engine.target)
+        async with running_gateway(settings) as gateway:
+            game = await gateway.create("napoleon-at-st-helena", deal=501)
+            for _ in range(3):
+                assert (await gateway.move(game, await _next_move(gateway, game))).is_success
+            before = await gateway.view(game)
+            notation = before["legal_moves"][0]["notation"]
+
+            server.stop()
+            assert_unavailable(await gateway.move(game, notation), "storage-unavailable")
+            assert_unavailable(
+                await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
+                "storage-unavailable",
+            )
+            assert_unavailable(await gateway.undo(game), "storage-unavailable")
+            created = await gateway.http.post("/v1/games", json={"variant": "bisley"})
+            assert_unavailable(created, "storage-unavailable")
+            assert_unavailable(await gateway.http.get("/readyz"), "storage-unavailable")
+            assert (await gateway.http.get("/livez")).status_code == 200
+
+            server = EmbeddedRedis(
+                port=server.port, appendonly=True, data_dir=str(tmp_path)
+            ).start()
+            assert (await gateway.view(game)) == before
+            moved = await gateway.move(game, notation)  # the If-Match of before the outage
+            assert moved.status_code == 200, moved.text
+            history = await gateway.history(game)
+            assert len(history["moves"]) == 4 and history["version"] == 5
+            assert (await gateway.undo(game)).status_code == 200
+            assert (await gateway.http.get("/readyz")).status_code == 200
+    finally:
+        server.stop()
+
+
+async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
+    engine = EngineThread().start()
+    try:
+        settings = Settings(redis_url=redis_url, engine_addr=engine.target)
+        async with running_gateway(settings) as gateway:
+            game = await gateway.create("bisley", deal=502)
+            notation = game.created["legal_moves"][0]["notation"]
+
+            engine.stop()
+            assert_unavailable(await gateway.move(game, notation), "engine-unavailable")
+            assert_unavailable(
+                await gateway.http.post("/v1/games", json={"variant": "bisley"}),
+                "engine-unavailable",
+            )
+            assert_unavailable(await gateway.http.get("/v1/variants"), "engine-unavailable")
+            assert_unavailable(
+                await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
+                "engine-unavailable",
+            )
+            assert_unavailable(await gateway.http.get("/readyz"), "engine-unavailable")
+            history = await gateway.history(game)  # served from Redis alone
+            assert (history["moves"], history["version"]) == ([], 1)
+
+            engine = EngineThread(port=engine.port).start()
+
+            async def moved() -> bool:
+                return (await gateway.move(game, notation)).status_code == 200
+
+            await eventually(moved, "moving again")
+            assert (await gateway.history(game))["moves"] == [notation]
+    finally:
+        engine.stop()
+
+
+async def test_games_expire_after_their_time_to_live(
+    redis_url: str, engine: EngineThread, redis: aioredis.Redis
+) -> None:
+    settings = Settings(redis_url=redis_url, engine_addr=engine.target, game_ttl_seconds=1)
+    async with running_gateway(settings) as gateway:
+        game = await gateway.create("bisley", deal=503)
+        notation = game.created["legal_moves"][0]["notation"]
+        assert (await gateway.move(game, notation, key="ttl")).status_code == 200
+        assert (await gateway.move(game, await _next_move(gateway, game))).status_code == 200
+        assert (await gateway.undo(game)).status_code == 200
+        keys = game_keys(game.id)
+        assert await redis.exists(*keys) == 4  # data, moves, redo, idempotency records
+        for key in keys:
+            assert 0 < await redis.pttl(key) <= 1000
+
+        async def gone() -> bool:
+            return await redis.exists(*keys) == 0
+
+        await eventually(gone, "expired")
+        response = await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth())
+        assert_problem(response, 404, "unknown-game")
+
+
+async def test_every_use_renews_the_time_to_live(gateway: Gateway, redis: aioredis.Redis) -> None:
+    ttl_ms = gateway.app.state.settings.game_ttl_seconds * 1000
+    game = await gateway.create("bisley", deal=504)
+    assert (await gateway.move(game, await _next_move(gateway, game), key="renew")).is_success
+    assert (await gateway.move(game, await _next_move(gateway, game))).is_success
+    assert (await gateway.undo(game)).is_success
+    keys = game_keys(game.id)
+    uses = [
+        lambda: gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
+        lambda: gateway.http.get(f"/v1/games/{game.id}/history", headers=game.auth()),
+        lambda: gateway.http.get(f"/v1/games/{game.id}/legal-moves", headers=game.auth()),
+        lambda: gateway.move(game, "t1-t1"),  # even a refused move is a use
+    ]
+    for use in uses:
+        for key in keys:
+            await redis.pexpire(key, 60_000)
+        await use()
+        for key in keys:
+            assert await redis.pttl(key) > ttl_ms - 60_000, key

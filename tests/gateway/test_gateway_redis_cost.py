@@ -1,0 +1,114 @@
+"""What one operation costs in Redis, watched with MONITOR: a move is one read round
+trip and one write, whatever the length of the game; a game takes little memory."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import redis.asyncio as aioredis
+from patience_gateway.store import game_keys
+
+from tests.gateway.helpers import GameHandle, Gateway
+
+# Commands the move scripts may run inside Redis: nothing that reads the history.
+MOVE_INNER_COMMANDS = {"HMGET", "HGET", "HSET", "PEXPIRE", "RPUSH", "DEL"}
+
+
+async def watch(
+    redis: aioredis.Redis, action: Callable[[], Awaitable[Any]]
+) -> tuple[list[str], list[str]]:
+    """(commands sent by clients, commands run inside scripts) while `action` runs,
+    in order, each as its MONITOR line ("EVALSHA sha 4 key ...")."""
+    start, end = f"start-{secrets.token_hex(4)}", f"end-{secrets.token_hex(4)}"
+    sent: list[str] = []
+    inner: list[str] = []
+    async with redis.monitor() as monitor:
+        await redis.echo(start)
+        while start not in (await monitor.next_command())["command"]:
+            pass
+        await action()
+        await redis.echo(end)
+        while True:
+            seen = await monitor.next_command()
+            command = seen["command"]
+            if end in command:
+                break
+            name, _, rest = command.partition(" ")
+            line = f"{name.upper()} {rest}"
+            (inner if seen["client_type"] == "lua" else sent).append(line)
+    return sent, inner
+
+
+def names(lines: list[str]) -> list[str]:
+    return [line.split(" ", 1)[0] for line in lines]
+
+
+async def _play(gateway: Gateway, game: GameHandle, moves: int) -> None:
+    for turn in range(moves):
+        view = await gateway.view(game)
+        legal = [m["notation"] for m in view["legal_moves"]]
+        response = await gateway.move(game, legal[turn % len(legal)])
+        assert response.status_code == 200, response.text
+
+
+async def test_a_move_is_one_read_and_one_write(gateway: Gateway, redis: aioredis.Redis) -> None:
+    game = await gateway.create("napoleon-at-st-helena", deal=77)
+    await _play(gateway, game, 2)
+    costs = []
+    for turn in range(2):
+        view = await gateway.view(game)
+        notation = view["legal_moves"][0]["notation"]
+        # with an Idempotency-Key: its lookup rides on the read, its record on the write
+        sent, inner = await watch(
+            redis, lambda n=notation, k=f"k{turn}": gateway.move(game, n, key=k)
+        )
+        assert names(sent) == ["EVALSHA", "EVALSHA"], sent
+        assert set(names(inner)) <= MOVE_INNER_COMMANDS, inner
+        assert names(inner).count("HGET") >= 2  # the record, looked up on read and write
+        view = await gateway.view(game)
+        notation = view["legal_moves"][0]["notation"]
+        sent, inner = await watch(redis, lambda n=notation: gateway.move(game, n))
+        assert names(sent) == ["EVALSHA", "EVALSHA"], sent
+        assert set(names(inner)) <= MOVE_INNER_COMMANDS, inner
+        costs.append(sum(len(line) for line in sent))
+        await _play(gateway, game, 25)  # a longer game: the same commands, the same bytes
+    assert abs(costs[0] - costs[1]) < 32, costs
+
+
+async def test_reads_undo_and_redo_are_one_round_trip_each(
+    gateway: Gateway, redis: aioredis.Redis
+) -> None:
+    game = await gateway.create("bisley", deal=78)
+    await _play(gateway, game, 3)
+    # the first use of a script loads it (SCRIPT LOAD): count only what follows
+    await gateway.history(game)
+    assert (await gateway.undo(game)).is_success and (await gateway.redo(game)).is_success
+    for action, expected in (
+        (lambda: gateway.view(game), ["EVALSHA"]),
+        (lambda: gateway.history(game), ["EVALSHA"]),
+        (lambda: gateway.undo(game), ["EVALSHA", "EVALSHA"]),
+        (lambda: gateway.redo(game), ["EVALSHA", "EVALSHA"]),
+    ):
+        sent, inner = await watch(redis, action)
+        assert names(sent) == expected, sent
+    sent, inner = await watch(redis, lambda: gateway.undo(game))
+    assert "LRANGE" in names(inner)  # undo replays from the deal: only it reads the history
+
+
+async def memory(redis: aioredis.Redis, game: GameHandle) -> int:
+    total = 0
+    for key in game_keys(game.id):
+        total += await redis.memory_usage(key, samples=0) or 0
+    return total
+
+
+async def test_a_game_takes_little_memory(gateway: Gateway, redis: aioredis.Redis) -> None:
+    game = await gateway.create("napoleon-at-st-helena", deal=79)
+    fresh = await memory(redis, game)
+    # two sealed states of 104 cards (current and as dealt) and a few small fields
+    assert fresh < 2048, fresh
+    await _play(gateway, game, 40)
+    played = await memory(redis, game)
+    assert played - fresh < 40 * 20, (fresh, played)  # a short notation string per move
