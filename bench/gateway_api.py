@@ -84,3 +84,13 @@ async def move(conn: Connection, game: GameRef, notation: str) -> dict[str, Any]
     game.etag = etag_of(response)
     data: dict[str, Any] = response.json()
     return data
+
+
+async def undo(conn: Connection, game: GameRef) -> dict[str, Any]:
+    """Take back the last move with If-Match; the game's ETag follows."""
+    response = await conn.request(
+        "POST", f"{GAMES}/{game.id}/undo", headers=game.auth_if_match, expect=(200,)
+    )
+    game.etag = etag_of(response)
+    data: dict[str, Any] = response.json()
+    return data

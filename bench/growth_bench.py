@@ -25,6 +25,7 @@ from bench.stack import Stack
 from bench.stats import median, percentile
 
 MEMORY_GOAL_BYTES = 4096
+UNDO_WINDOW = 10
 
 
 @dataclass
@@ -40,6 +41,8 @@ class Growth:
     late_at: int
     early: list[float] = field(default_factory=list)  # seconds per move
     late: list[float] = field(default_factory=list)
+    early_undo: list[float] = field(default_factory=list)  # seconds per undo
+    late_undo: list[float] = field(default_factory=list)
     memory: list[GameMemory] = field(default_factory=list)
 
 
@@ -81,6 +84,14 @@ class LongGame:
         self.made += 1
         return elapsed
 
+    async def undo(self) -> float:
+        assert self.ref is not None
+        began = time.perf_counter()
+        await gateway_api.undo(self.conn, self.ref)
+        elapsed = time.perf_counter() - began
+        self.made -= 1
+        return elapsed
+
 
 async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -> Growth:
     assert stack.gateway is not None and stack.redis is not None
@@ -110,6 +121,11 @@ async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -
         for _ in range(window):
             growth.early.append(await young.next_move())
             growth.late.append(await old_move())
+        # undo is not on the hot path: the gateway may replay the game to take a move
+        # back, so its cost is shown apart, the same way
+        for _ in range(min(window, UNDO_WINDOW)):
+            growth.early_undo.append(await young.undo())
+            growth.late_undo.append(await old.undo())
         return growth
     finally:
         await conn.close()
@@ -122,22 +138,34 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
         f" client): {window} moves of a young game from move {growth.early_at}"
         f" alternating with {window} moves of an old one from move {growth.late_at}."
     )
-    table = section.table("moves", "median ms", "p95 ms", "max ms")
-    for name, start, span in (
-        ("early", growth.early_at, growth.early),
-        ("late", growth.late_at, growth.late),
-    ):
+    table = section.table("request", "at moves", "median ms", "p95 ms", "max ms")
+    rows = (
+        ("move", "early", growth.early_at, growth.early, 1),
+        ("move", "late", growth.late_at, growth.late, 1),
+        ("undo", "early_undo", growth.early_at + window - 1, growth.early_undo, -1),
+        ("undo", "late_undo", growth.late_at + window - 1, growth.late_undo, -1),
+    )
+    for request, name, start, span, step in rows:
+        if not span:
+            continue
         ordered = sorted(span)
         middle = median(span) * 1000
+        end = start + step * (len(span) - 1)
         table.add(
-            f"{start}..{start + len(span) - 1}", fmt(middle, 2),
+            request, f"{start}..{end}", fmt(middle, 2),
             fmt(percentile(ordered, 0.95) * 1000, 2), fmt(ordered[-1] * 1000, 2),
         )  # fmt: skip
         report.figure(f"growth.{name}.median_ms", middle)
-        report.figure(f"growth.move{start}.median_ms", middle)
     ratio = median(growth.late) / median(growth.early)
-    section.note(f"Late / early median: **{ratio:.2f}** (flat is about 1).")
+    section.note(f"Moves, late / early median: **{ratio:.2f}** (flat is about 1).")
     report.figure("growth.late_over_early", ratio)
+    if growth.early_undo and growth.late_undo:
+        undo_ratio = median(growth.late_undo) / median(growth.early_undo)
+        section.note(
+            f"Undo, late / early median: {undo_ratio:.2f} (undo is not the hot path;"
+            " shown because its cost may grow with the game)."
+        )
+        report.figure("growth.undo_late_over_early", undo_ratio)
 
     section.note(
         "Redis memory of one stored game (`MEMORY USAGE <key> SAMPLES 0` summed over"

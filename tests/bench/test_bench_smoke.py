@@ -53,6 +53,7 @@ EXPECTED = [
     "redis.ping_x1.rate",
     "growth.early.median_ms",
     "growth.late.median_ms",
+    "growth.late_undo.median_ms",
     "growth.memory_after_10.bytes",
     "growth.memory_after_50.bytes",
     "load.requests",
