@@ -76,9 +76,17 @@ class Players:
 
     async def gateway_move(self, client: int) -> None:
         games = self.games[client]
+        if not games:
+            await asyncio.sleep(0.01)  # every game of this client failed: do not spin
+            raise RuntimeError(f"client {client} has no game left")
         game = games[self.turn[client] % len(games)]
         self.turn[client] += 1
-        await gateway_api.move(self.gateway_conns[client], game.ref, self.plan.cycle[game.step])
+        try:
+            await gateway_api.move(self.gateway_conns[client], game.ref, self.plan.cycle[game.step])
+        except Exception:
+            # its version or position is unknown now: later moves on it would fail too
+            games.remove(game)
+            raise
         game.step ^= 1
 
     async def bare_move(self, client: int) -> None:
@@ -97,7 +105,7 @@ class Players:
         await asyncio.gather(*(c.close() for c in self.gateway_conns + self.bare_conns))
 
 
-async def redis_round_trip(url: str, settings: Settings) -> dict[str, Measurement]:
+async def redis_round_trip(url: str, settings: Settings, cpu: CpuMeter) -> dict[str, Measurement]:
     client = aioredis.from_url(url, max_connections=settings.gateway_concurrency)
     try:
         await client.ping()
@@ -108,7 +116,7 @@ async def redis_round_trip(url: str, settings: Settings) -> dict[str, Measuremen
         results = {}
         for clients in (1, settings.gateway_concurrency):
             results[f"ping x{clients}"] = await closed_loop(
-                ping, concurrency=clients, duration=settings.sweep_seconds, warmup=0.2
+                ping, concurrency=clients, duration=settings.sweep_seconds, warmup=0.2, cpu=cpu
             )
         return results
     finally:
@@ -187,7 +195,9 @@ class GatewayBench:
             await self.players.prepare(max(self.settings.gateway_concurrency, *self.settings.sweep))
             side = await self.side_by_side()
             sweep = await self.sweep()
-            floor = await redis_round_trip(self.stack.redis.url, self.settings)
+            assert self.stack.redis.process is not None
+            redis_cpu = CpuMeter([self.stack.redis.process.pid])
+            floor = await redis_round_trip(self.stack.redis.url, self.settings, redis_cpu)
         finally:
             await self.players.close()
         return side, sweep, floor
