@@ -20,8 +20,8 @@ from patience import IllegalMove, Move, MoveKind, State, Status
 from .test_smoke import check_events
 
 SOAK_GAMES = int(os.environ.get("SOAK_GAMES", "10"))
-MOVE_CAP = 1200
-FULL_CHECK_EVERY = 40  # steps between brute-force checks of the legal move list
+MOVE_CAP = 800
+FULL_CHECK_EVERY = 50  # steps between brute-force checks of the legal move list
 
 
 def candidate_moves(state: State) -> list[Move]:

@@ -397,7 +397,9 @@ class RuleSet:
             new[column] = cards[:row] + cards[row + 1 :]
             new[foundation] = (*new[foundation], card)
             if events:
-                moved.append(CardMoved(card, ids[column], row, ids[foundation], 0))
+                moved.append(
+                    CardMoved(card, ids[column], row, ids[foundation], len(new[foundation]) - 1)
+                )
                 moved.extend(
                     CardMoved(cards[i], ids[column], i, ids[column], i - 1)
                     for i in range(row + 1, len(cards))
