@@ -71,7 +71,7 @@ async def measure_engine(engine: EngineProcess, settings: Settings) -> dict[str,
         health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
         request = await apply_request(engine_stubs[0], settings.engine_variant)
         empty = health_pb2.HealthCheckRequest()
-        cpu = CpuMeter([engine.pid])
+        cpu = CpuMeter({"engine": engine.pid})
 
         async def apply_call(worker: int) -> object:
             return await engine_stubs[worker % len(engine_stubs)].ApplyMove(request)

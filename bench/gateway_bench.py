@@ -196,7 +196,7 @@ class GatewayBench:
             side = await self.side_by_side()
             sweep = await self.sweep()
             assert self.stack.redis.process is not None
-            redis_cpu = CpuMeter([self.stack.redis.process.pid])
+            redis_cpu = CpuMeter({"redis": self.stack.redis.process.pid})
             floor = await redis_round_trip(self.stack.redis.url, self.settings, redis_cpu)
         finally:
             await self.players.close()
@@ -224,6 +224,16 @@ def write_gateway(
         f"Gateway moves / bare endpoint: **{pct(ratio)}**{goal}; goal >= {GOAL_RATIO:.0%}."
     )
     report.figure("gateway.ratio", ratio)
+    split = []
+    for name, m in (("gateway", side["gateway"]), ("bare", side["bare"])):
+        parts = ", ".join(
+            f"{process} {fmt(m.server_cpu_us_per_call_of(process), 0)} µs"
+            for process in m.server_cpu_by_name
+        )
+        split.append(f"{name}: {parts}")
+        for process in m.server_cpu_by_name:
+            report.figure(f"gateway.{name}.cpu_us.{process}", m.server_cpu_us_per_call_of(process))
+    section.note("Server CPU per request by process: " + "; ".join(split) + ".")
     for name, m in side.items():
         for stat in ("rate", "p50_ms", "p95_ms", "p99_ms"):
             report.figure(f"gateway.{name}.{stat}", getattr(m, stat))

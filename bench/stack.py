@@ -45,14 +45,18 @@ class Stack:
     def stop(self) -> None:
         self._exit.close()
 
-    def server_pids(self) -> list[int]:
+    def server_pids(self) -> dict[str, int]:
         """Processes that serve a gateway request: gateway, engine, Redis."""
         assert self.gateway and self.engine and self.redis and self.redis.process
-        return [self.gateway.pid, self.engine.pid, self.redis.process.pid]
+        return {
+            "gateway": self.gateway.pid,
+            "engine": self.engine.pid,
+            "redis": self.redis.process.pid,
+        }
 
-    def bare_pids(self) -> list[int]:
+    def bare_pids(self) -> dict[str, int]:
         assert self.bare and self.redis and self.redis.process
-        return [self.bare.pid, self.redis.process.pid]
+        return {"bare": self.bare.pid, "redis": self.redis.process.pid}
 
     def __enter__(self) -> Stack:
         return self.start()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import psutil
@@ -37,20 +37,22 @@ def median(values: Sequence[float]) -> float:
 
 class CpuMeter:
     """CPU seconds (user + system) used by some processes and all their descendants,
-    so that a server's cost per call can be read apart from the load generator's."""
+    so that a server's cost per call can be read apart from the load generator's.
+    Each process (tree) is named, so that the cost can also be split by process."""
 
-    def __init__(self, pids: Sequence[int]) -> None:
-        self.pids = list(pids)
+    def __init__(self, pids: Mapping[str, int]) -> None:
+        self.pids = dict(pids)
 
-    def seconds(self) -> float:
-        total = 0.0
+    def by_name(self) -> dict[str, float]:
+        result: dict[str, float] = {}
         seen: set[int] = set()
-        for pid in self.pids:
+        for name, pid in self.pids.items():
+            total = 0.0
             try:
                 root = psutil.Process(pid)
                 tree = [root, *root.children(recursive=True)]
             except psutil.NoSuchProcess:
-                continue
+                tree = []
             for proc in tree:
                 if proc.pid in seen:
                     continue
@@ -60,7 +62,8 @@ class CpuMeter:
                 except psutil.NoSuchProcess:
                     continue
                 total += times.user + times.system
-        return total
+            result[name] = total
+        return result
 
 
 @dataclass
@@ -74,6 +77,8 @@ class Measurement:
     latencies: list[float] = field(repr=False)
     server_cpu_seconds: float | None = None
     client_cpu_seconds: float = 0.0
+    # server CPU seconds split by process name (CpuMeter's names)
+    server_cpu_by_name: dict[str, float] = field(default_factory=dict)
     first_error: str = ""
 
     @property
@@ -102,6 +107,11 @@ class Measurement:
             return None
         return self.server_cpu_seconds / self.calls * 1e6
 
+    def server_cpu_us_per_call_of(self, name: str) -> float | None:
+        if name not in self.server_cpu_by_name or not self.calls:
+            return None
+        return self.server_cpu_by_name[name] / self.calls * 1e6
+
     @property
     def client_cpu_us_per_call(self) -> float | None:
         return self.client_cpu_seconds / self.calls * 1e6 if self.calls else None
@@ -119,6 +129,10 @@ class Measurement:
             latencies=self.latencies + other.latencies,
             server_cpu_seconds=server,
             client_cpu_seconds=self.client_cpu_seconds + other.client_cpu_seconds,
+            server_cpu_by_name={
+                name: seconds + other.server_cpu_by_name.get(name, 0.0)
+                for name, seconds in self.server_cpu_by_name.items()
+            },
             first_error=self.first_error or other.first_error,
         )
 
@@ -170,7 +184,7 @@ async def closed_loop(
     try:
         if warmup > 0:
             await asyncio.sleep(warmup)
-        cpu_before = cpu.seconds() if cpu else None
+        cpu_before = cpu.by_name() if cpu else {}
         client_before = time.process_time()
         window_start = time.perf_counter()
         measuring = True
@@ -180,7 +194,9 @@ async def closed_loop(
         await asyncio.gather(*tasks)
         elapsed = time.perf_counter() - window_start
         client_cpu = time.process_time() - client_before
-        server_cpu = cpu.seconds() - cpu_before if cpu and cpu_before is not None else None
+        cpu_after = cpu.by_name() if cpu else {}
+        by_name = {name: cpu_after[name] - cpu_before[name] for name in cpu_before}
+        server_cpu = sum(by_name.values()) if cpu else None
     finally:
         stopping = True
         for task in tasks:
@@ -194,6 +210,7 @@ async def closed_loop(
         latencies=latencies,
         server_cpu_seconds=server_cpu,
         client_cpu_seconds=client_cpu,
+        server_cpu_by_name=by_name,
         first_error=first_error,
     )
 
