@@ -10,6 +10,7 @@ the cards the description leaves out are placed somewhere harmless (see
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -498,3 +499,124 @@ def check_lucie_redeal(state: State) -> State:
     ]
     assert after.deal == state.deal
     return after
+
+
+# --- an independent oracle of the legal moves (RULES.md, written out again) ----------------
+
+BUILDING = {
+    "cody": None,
+    "little-billee": None,
+    "usk": "alternate-down",
+    "la-belle-lucie": "suit-down",
+    "house-in-the-wood": "suit-down",
+    "house-on-the-hill": "suit-up-or-down",
+    "napoleon-at-st-helena": "suit-down",
+    "the-fifteen": "suit-up-or-down",
+    "bisley": "suit-up-or-down",
+}
+EMPTY_TAKES = {
+    "cody": "nothing",
+    "little-billee": "nothing",
+    "usk": "king",
+    "la-belle-lucie": "nothing",
+    "house-in-the-wood": "nothing",
+    "house-on-the-hill": "nothing",
+    "napoleon-at-st-helena": "any",
+    "the-fifteen": "any",
+    "bisley": "nothing",
+}
+
+
+def _builds_on(variant_id: str, moving: int, under: int) -> bool:
+    rule = BUILDING[variant_id]
+    same_suit = suit_of(moving) == suit_of(under)
+    step = rank_of(moving) - rank_of(under)
+    if rule == "alternate-down":
+        return is_red_card(moving) != is_red_card(under) and step == -1
+    if rule == "suit-down":
+        return same_suit and step == -1
+    if rule == "suit-up-or-down":
+        return same_suit and abs(step) == 1
+    return False
+
+
+def _is_run(variant_id: str, run: Sequence[int]) -> bool:
+    return all(_builds_on(variant_id, b, a) for a, b in itertools.pairwise(run))
+
+
+def _fits_foundation(shape: Shape, index: int, pile: Sequence[int], moving: int) -> bool:
+    suit, direction = shape.foundations[index]
+    if name(moving)[1] != suit:
+        return False
+    wanted = len(pile) + 1 if direction == UP else 13 - len(pile)
+    return rank_of(moving) == wanted
+
+
+def fifteen_withdraws(piles: Mapping[str, Sequence[int]]) -> set[str]:
+    """RULES.md: while no foundation is started and no available card is an ace or a
+    king, withdraw an ace, a king, or one of each from the sixth row (not a top card)."""
+    tableau = [f"t{i}" for i in range(1, 16)]
+    if any(piles[f"f{i}"] for i in range(1, 9)):
+        return set()
+    if any(piles[t] and rank_of(piles[t][-1]) in (1, 13) for t in tableau):
+        return set()
+    found = [t for t in tableau if len(piles[t]) > 6 and rank_of(piles[t][5]) in (1, 13)]
+    pairs = {
+        f"withdraw {a} {b}"
+        for i, a in enumerate(found)
+        for b in found[i + 1 :]
+        if {rank_of(piles[a][5]), rank_of(piles[b][5])} == {1, 13}
+    }
+    return {f"withdraw {t}" for t in found} | pairs
+
+
+def oracle_moves(state: State) -> set[str]:
+    """Every legal move of a state, in notation, worked out from RULES.md alone."""
+    vid = state.variant.id
+    shape = SHAPES[vid]
+    piles = piles_by_id(state)
+    if sum(len(piles[p]) for p in piles if p[0] == "f") == shape.pack_size:
+        return set()  # won
+    moves: set[str] = set()
+    withdraws = fifteen_withdraws(piles) if vid == "the-fifteen" else set()
+    if vid == "the-fifteen" and not any(piles[f"f{i}"] for i in range(1, 9)):
+        tops = [piles[f"t{i}"][-1] for i in range(1, 16) if piles[f"t{i}"]]
+        if not any(rank_of(c) in (1, 13) for c in tops) and not withdraws:
+            return set()  # fails at the opening
+    moves |= withdraws
+    if shape.stock and piles["stock"]:
+        moves.add("deal")
+    if state.redeals_left > 0:
+        moves.add("redeal")
+    sources = [p for p in piles if p[0] in "tr" or p == "waste"]
+    for src in sources:
+        pile = piles[src]
+        if not pile:
+            continue
+        counts = range(1, len(pile) + 1) if vid == "usk" and src[0] == "t" else (1,)
+        for count in counts:
+            run = pile[len(pile) - count :]
+            if count > 1 and not _is_run(vid, run):
+                break
+            suffix = f"/{count}" if count > 1 else ""
+            for dst, target in piles.items():
+                if dst == src or dst in ("stock", "waste"):
+                    continue
+                if dst[0] == "f":
+                    index = int(dst[1:]) - 1
+                    if count == 1 and _fits_foundation(shape, index, target, run[0]):
+                        moves.add(f"{src}-{dst}")
+                elif dst[0] == "r":
+                    if src[0] == "t" and not target and count == 1:
+                        moves.add(f"{src}-{dst}")
+                elif src[0] != "r":  # to the tableau; reserve cards only go to foundations
+                    if target:
+                        if _builds_on(vid, run[0], target[-1]):
+                            moves.add(f"{src}-{dst}{suffix}")
+                        continue
+                    rule = EMPTY_TAKES[vid]
+                    if rule == "any" and "fill_from_waste_only" in state.options:
+                        rule = "waste" if src == "waste" else "nothing"
+                    if rule in ("any", "waste") or (rule == "king" and rank_of(run[0]) == 13):
+                        moves.add(f"{src}-{dst}{suffix}")
+    return moves

@@ -21,6 +21,7 @@ from .conftest import (
     card_multiset,
     deal_numbers,
     full_pack,
+    oracle_moves,
     played_games,
 )
 
@@ -250,3 +251,20 @@ def test_every_candidate_move_is_listed_exactly_when_it_applies(variant_id: str)
         for move in candidates:
             assert_unlisted_rejected(state, move, legal, copy)
         assert set(legal) <= set(candidates)  # nothing is legal that the list misses
+
+
+# --- the legal moves against an independent reading of RULES.md --------------------------
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@given(data=st.data())
+def test_legal_moves_are_exactly_those_of_the_rules(variant_id: str, data: st.DataObject) -> None:
+    walk: Walk = data.draw(played_games(variant_id))
+    for state in walk.states:
+        assert {str(m) for m in state.legal_moves()} == oracle_moves(state), str(state)
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_legal_moves_of_fixed_positions_are_those_of_the_rules(variant_id: str) -> None:
+    for state in fixed_positions(variant_id):
+        assert {str(m) for m in state.legal_moves()} == oracle_moves(state), str(state)
