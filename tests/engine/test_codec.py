@@ -6,7 +6,15 @@ import random
 
 import patience
 import pytest
-from patience_engine.codec import Position, decode_move, decode_state, encode_move, encode_state
+from patience_engine.codec import (
+    RECENT_STATES,
+    Position,
+    _RecentStates,
+    decode_move,
+    decode_state,
+    encode_move,
+    encode_state,
+)
 from patience_engine.errors import Reason, Rejected
 from solitaire.v1 import game_pb2
 
@@ -227,3 +235,26 @@ def test_encoded_moves_have_every_field() -> None:
         patience.Move.withdraw("t3"),
     ):
         assert decode_move(encode_move(original)) == original
+
+
+def test_recent_states_change_no_answer() -> None:
+    state = played("cody", 12, 4)
+    data = encode_state(Position(state, True))
+    RECENT_STATES.clear()
+    first = decode_state(data)
+    assert decode_state(data) is first  # the second read is remembered
+    assert first == Position(state, True)
+    # Bytes that were refused are refused again, for the same reason.
+    bad = message_of(state, redeals_left=7).SerializeToString()
+    assert rejection(bad).metadata["detail"] == "BAD_COUNTER"
+    assert rejection(bad).metadata["detail"] == "BAD_COUNTER"
+
+
+def test_recent_states_forget_the_oldest_when_full() -> None:
+    table = _RecentStates(2)
+    positions = [Position(played("usk", deal, 0), False) for deal in (1, 2, 3)]
+    for index, position in enumerate(positions):
+        table.put(bytes([index]), position)
+    assert table.get(b"\x00") is None
+    assert table.get(b"\x01") is positions[1]
+    assert table.get(b"\x02") is positions[2]

@@ -49,8 +49,48 @@ class Position:
 # --------------------------------------------------------------------------- states
 
 
+class _RecentStates:
+    """The positions of the state bytes most recently written or accepted.
+
+    A client sends back the state of the engine's last reply, so the bytes a request
+    carries are usually bytes this process just wrote: reading them again (parsing,
+    validating every card) would redo work whose result is known. Decoding is a pure
+    function of the bytes, so remembering it changes no answer. Oldest entries go
+    first once the table is full.
+    """
+
+    __slots__ = ("_positions", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._positions: dict[bytes, Position] = {}
+
+    def get(self, data: bytes) -> Position | None:
+        return self._positions.get(data)
+
+    def put(self, data: bytes, position: Position) -> None:
+        positions = self._positions
+        if len(positions) >= self._size:
+            del positions[next(iter(positions))]
+        positions[data] = position
+
+    def clear(self) -> None:
+        self._positions.clear()
+
+
+RECENT_STATES = _RecentStates(2048)
+
+
 def decode_state(data: bytes) -> Position:
     """The position in `data` (serialized GameState); raises Rejected when it is not one."""
+    position = RECENT_STATES.get(data)
+    if position is None:
+        position = _read_state(data)
+        RECENT_STATES.put(data, position)
+    return position
+
+
+def _read_state(data: bytes) -> Position:
     if not data:
         raise Rejected(Reason.MISSING_FIELD, "the request carries no state", field="state")
     try:
@@ -94,7 +134,9 @@ def decode_state(data: bytes) -> Position:
 
 def encode_state(position: Position) -> bytes:
     """The serialized GameState of a position."""
-    return wire.game_state(position.state, position.deal_secret)
+    data = wire.game_state(position.state, position.deal_secret)
+    RECENT_STATES.put(data, position)
+    return data
 
 
 def _invalid(detail: str, message: str) -> Rejected:

@@ -87,8 +87,13 @@ def move_message(move: patience.Move) -> bytes:
     )
 
 
+@functools.lru_cache(maxsize=65_536)
+def _move_entry(field: int, move: patience.Move) -> bytes:
+    return bytes_field(field, move_message(move))
+
+
 def repeated_moves(field: int, moves: Iterable[patience.Move]) -> bytes:
-    return b"".join([bytes_field(field, move_message(move)) for move in moves])
+    return b"".join([_move_entry(field, move) for move in moves])
 
 
 # --------------------------------------------------------------------------- events
@@ -124,20 +129,27 @@ def _variant_prefix(variant_id: str, options: frozenset[str]) -> bytes:
 
 
 _PILE_TAG = tag(3, _BYTES)
-_EMPTY_PILE = _PILE_TAG + b"\x00"
+
+
+def _pile_cards_head(size: int) -> bytes:
+    """GameState.piles entry up to its cards: PileCards{cards = 1} of `size` bytes."""
+    inner_head = b"\x0a" + varint(size) if size else b""
+    return _PILE_TAG + varint(len(inner_head) + size) + inner_head
+
+
+# Piles of up to 127 cards (every pile of every variant) take a precomputed head.
+_PILE_CARDS_HEAD = tuple(_pile_cards_head(size) for size in range(128))
 
 
 def game_state(state: patience.State, deal_secret: bool) -> bytes:
     """The serialized GameState."""
     parts = [_variant_prefix(state.variant.id, state.options)]
     append = parts.append
+    heads = _PILE_CARDS_HEAD
     for pile in state.piles:
-        if pile:
-            # PileCards{cards = 1}: one byte per card.
-            inner = b"\x0a" + varint(len(pile)) + bytes(pile)
-            append(_PILE_TAG + varint(len(inner)) + inner)
-        else:
-            append(_EMPTY_PILE)
+        size = len(pile)
+        append(heads[size] if size < 128 else _pile_cards_head(size))
+        append(bytes(pile))
     append(uint_field(4, state.redeals_left))
     append(uint_field(5, state.moves_made))
     append(text_field(6, str(state.deal)))
@@ -169,6 +181,14 @@ class PileLayout:
         self.stock = stocks[0] if stocks else -1
 
 
+# PileView.size (field 4) for sizes up to 127; empty for 0.
+_PILE_SIZE = tuple(uint_field(4, size) for size in range(128))
+
+
+def _pile_size(size: int) -> bytes:
+    return _PILE_SIZE[size] if size < 128 else uint_field(4, size)
+
+
 def player_view(
     state: patience.State,
     layout: PileLayout,
@@ -182,13 +202,17 @@ def player_view(
     append = parts.append
     stock = layout.stock
     pile_tag = _PILE_TAG
+    small = _SMALL
     for index, (prefix, cards) in enumerate(zip(layout.prefixes, state.piles, strict=True)):
         if index == stock or not cards:
-            body = prefix + uint_field(4, len(cards))
+            body = prefix + _pile_size(len(cards))
         else:
-            body = prefix + b"".join(map(_view_card, cards)) + uint_field(4, len(cards))
-        append(pile_tag + varint(len(body)) + body)
-    append(uint_field(4, status))
+            body = prefix + b"".join(map(_view_card, cards)) + _pile_size(len(cards))
+        size = len(body)
+        append(pile_tag)
+        append(small[size] if size < 128 else varint(size))
+        append(body)
+    append(_STATUS[status])
     counters = b"".join(
         (
             uint_field(1, state.moves_made),
@@ -202,6 +226,11 @@ def player_view(
     append(repeated_moves(6, legal_moves))
     append(text_field(7, deal))
     return b"".join(parts)
+
+
+_STATUS: dict[int, bytes] = {
+    int(number): uint_field(4, number) for number in game_pb2.GameStatus.values()
+}
 
 
 def game_response(
