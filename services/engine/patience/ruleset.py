@@ -141,9 +141,11 @@ class RuleSet:
         if target == FOUNDATION:
             return TO_FOUNDATION
         if target == TABLEAU:
-            if self.build is BuildRule.NONE:
-                return "not_a_target"
-            return "reserve_to_foundation_only" if source == RESERVE else TO_TABLEAU
+            # A reserve card aimed at a fan says why in the reserve's own terms, even
+            # where fans never take cards: that is the more specific rule.
+            if source == RESERVE:
+                return "reserve_to_foundation_only"
+            return "not_a_target" if self.build is BuildRule.NONE else TO_TABLEAU
         if source == RESERVE:
             return "not_a_target"
         return TO_CELL if source == TABLEAU else "reserve_from_tableau_only"
