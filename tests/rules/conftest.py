@@ -620,3 +620,48 @@ def oracle_moves(state: State) -> set[str]:
                     if rule in ("any", "waste") or (rule == "king" and rank_of(run[0]) == 13):
                         moves.add(f"{src}-{dst}{suffix}")
     return moves
+
+
+def _usk_rows(gathered: list[int]) -> list[list[int]]:
+    columns: list[list[int]] = [[] for _ in range(10)]
+    width = 10
+    while gathered:
+        for column in columns[:width]:
+            if gathered:
+                column.append(gathered.pop(0))
+        width -= 1
+    return columns
+
+
+def piles_after(state: State, move: Move) -> tuple[dict[str, tuple[int, ...]], int]:
+    """The piles and the generator draws after a legal move, worked out from RULES.md."""
+    piles = {pid: list(pile) for pid, pile in piles_by_id(state).items()}
+    draws = state.draws
+    tableau = [p for p in piles if p[0] == "t"]
+    kind = move.kind.name
+    if kind == "TRANSFER":
+        run = piles[move.source][len(piles[move.source]) - move.count :]
+        del piles[move.source][len(piles[move.source]) - move.count :]
+        piles[move.target] += run
+    elif kind == "DEAL":
+        piles["waste"].append(piles["stock"].pop())
+    elif kind == "WITHDRAW":
+        for column in move.columns:
+            withdrawn = piles[column].pop(5)
+            offset = 1 if rank_of(withdrawn) == 1 else 5
+            piles[f"f{suit_of(withdrawn) + offset}"].append(withdrawn)
+    elif state.variant.id == "little-billee":
+        gathered = [c for t in reversed(tableau) for c in piles[t]]
+        for i, t in enumerate(tableau):
+            piles[t] = gathered[4 * i : 4 * i + 4]
+    elif state.variant.id == "usk":
+        gathered = [c for t in reversed(tableau) for c in piles[t]]
+        for t, column in zip(tableau, _usk_rows(gathered), strict=True):
+            piles[t] = column
+    else:  # the La Belle Lucie family
+        count = sum(len(piles[t]) for t in tableau)
+        fans = lucie_redeal([piles[t] for t in tableau], state.deal, state.draws)
+        for t, fan in zip(tableau, fans, strict=True):
+            piles[t] = fan
+        draws += max(count - 1, 0)
+    return {pid: tuple(pile) for pid, pile in piles.items()}, draws

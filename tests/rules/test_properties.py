@@ -22,6 +22,8 @@ from .conftest import (
     deal_numbers,
     full_pack,
     oracle_moves,
+    piles_after,
+    piles_by_id,
     played_games,
 )
 
@@ -62,9 +64,11 @@ def check_step(before: State, move: Move, after: State) -> None:
     assert after.deal == before.deal and after.options == before.options
     assert card_multiset(after) == card_multiset(before)
     assert after.redeals_left == before.redeals_left - (move.kind is MoveKind.REDEAL)
-    assert after.draws >= before.draws
     again, events = before.apply_with_events(move)
     assert again == after
+    piles, draws = piles_after(before, move)
+    assert piles_by_id(after) == piles, f"{move} from {before}"
+    assert after.draws == draws
     if move.kind is MoveKind.TRANSFER:
         src, dst = before.pile(move.source), before.pile(move.target)
         moved = {

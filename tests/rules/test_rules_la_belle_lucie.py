@@ -226,8 +226,11 @@ def test_redeal_sizes_and_counters_from_new_game() -> None:
     assert state.apply(patience.Move.redeal()) == after  # deterministic
 
 
-def test_redeal_of_a_new_mersenne_deal_matches_rules() -> None:
-    check_lucie_redeal(patience.get_variant(V).new_game(10**15))
+@pytest.mark.parametrize("deal", [1, 31999, 10**15])
+def test_redeal_of_a_new_game_matches_rules(deal: int) -> None:
+    """All 52 cards gathered t1..t18 and shuffled as they lie (no rank-major reordering,
+    which belongs to the start order only)."""
+    check_lucie_redeal(patience.get_variant(V).new_game(deal))
 
 
 @pytest.mark.parametrize("count", [1, 2, 3, 4, 10, 11, 12, 13, 50])

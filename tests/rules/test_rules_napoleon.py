@@ -168,7 +168,9 @@ def test_empty_waste_is_no_source() -> None:
     assert_rejected(state, "waste-t1", "empty_source")
     after = assert_applies(state, "deal")
     assert names(after.pile("waste")) == "6H" and after.stock_size == 0
-    assert_applies(after, "waste-t1")
+    assert changed(after, assert_applies(after, "waste-t1")) == {"waste": "-", "t1": "7H6H"}
+    to_foundation = assert_applies(after, "waste-f6")  # f6 holds AH..5H
+    assert changed(after, to_foundation) == {"waste": "-", "f6": "AH2H3H4H5H6H"}
 
 
 def test_deal_turns_the_top_card_and_reports_it() -> None:
