@@ -241,7 +241,7 @@ class RuleSet:
         )
 
     def _check_count(self, pile: tuple[Card, ...], count: int, route: int | str) -> None:
-        if count < 1:
+        if not isinstance(count, int) or count < 1:
             raise _illegal("too_many_cards", "a move takes at least one card")
         if count > len(pile):
             raise _illegal("too_many_cards", f"the pile holds only {len(pile)} cards")
