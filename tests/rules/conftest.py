@@ -385,7 +385,7 @@ def assert_rejected(state: State, move: str | Move, rule: str | set[str]) -> Ill
     assert returned == "nothing raised"  # apply raised before returning anything
     rules = {rule} if isinstance(rule, str) else rule
     assert info.value.rule in rules, f"{mv}: rule {info.value.rule!r}, expected {rules}"
-    assert str(info.value)
+    assert str(info.value) and info.value.code
     assert state == copy and state.to_notation() == text and hash(state) == hash(copy)
     assert not state.is_legal(mv)
     assert mv not in state.legal_moves()

@@ -255,3 +255,21 @@ def test_unknown_variant_and_option_in_a_state() -> None:
 def test_card_helper_agrees_with_library() -> None:
     """The tests' own card codes are the contract's."""
     assert card("JD") == patience.parse_card("JD") == 3 * 13 + 10
+
+
+def test_states_are_immutable_values_compared_on_every_field() -> None:
+    state = patience.get_variant("la-belle-lucie").new_game(6)
+    with pytest.raises((AttributeError, dataclasses.FrozenInstanceError, TypeError)):
+        state.moves_made = 5  # type: ignore[misc]
+    parts = {
+        "redeals_left": state.redeals_left,
+        "moves_made": state.moves_made,
+        "deal": state.deal,
+        "draws": state.draws,
+    }
+    same = patience.State.from_parts(state.variant, state.piles, **parts)
+    assert same == state and hash(same) == hash(state) and len({same, state}) == 1
+    for field, value in (("moves_made", 3), ("deal", 7)):
+        other = patience.State.from_parts(state.variant, state.piles, **(parts | {field: value}))
+        assert other != state, field
+    assert state.apply(Move.redeal()) != state
