@@ -4,12 +4,16 @@ embedded Redis without a redis-server on PATH."""
 from __future__ import annotations
 
 import importlib.util
+import io
+import os
 import socket
+import sys
 from pathlib import Path
 
 import pytest
 from patience_launcher import probes
 from patience_launcher.addresses import free_port, host_port, port_is_free, reachable_host
+from patience_launcher.children import ChildProcess
 from patience_launcher.cli import redact, split_listen
 from patience_launcher.healthcheck import main as healthcheck
 from patience_launcher.redis_server import EmbeddedRedis, find_redis_server
@@ -84,3 +88,34 @@ def test_embedded_redis_uses_the_wheels_binary_when_path_has_none(
         assert probes.redis_pong(redis.url)
         assert redis.port != 6379
     assert redis.process is None
+
+
+# Where a forked child reports that Python code ran in it (None: report nothing).
+_fork_report_fd: int | None = None
+
+
+def _report_python_in_child() -> None:
+    if _fork_report_fd is not None:
+        os.write(_fork_report_fd, b"x")
+
+
+os.register_at_fork(after_in_child=_report_python_in_child)
+
+
+def test_services_start_without_running_python_in_the_forked_child() -> None:
+    """A preexec hook would run Python between fork and exec, and with it the gRPC
+    library's fork handlers, which break when gRPC threads are busy (the launcher
+    and the tests use gRPC before starting services)."""
+    global _fork_report_fd
+    read_end, write_end = os.pipe()
+    _fork_report_fd = write_end
+    try:
+        with EmbeddedRedis(supervised=True) as redis, EmbeddedRedis() as plain:
+            assert probes.redis_pong(redis.url) and probes.redis_pong(plain.url)
+        child = ChildProcess("echo", [sys.executable, "-c", "pass"], {}, output=io.StringIO())
+        child.start().stop()
+    finally:
+        _fork_report_fd = None
+        os.close(write_end)
+    with os.fdopen(read_end, "rb") as reports:
+        assert reports.read() == b""

@@ -128,6 +128,18 @@ def test_when_the_engine_dies_the_rest_stop_and_the_exit_status_is_1(
         assert port_is_closed("127.0.0.1", port)
 
 
+def test_when_the_launcher_is_killed_outright_its_services_stop_too(serve: LauncherRun) -> None:
+    serve.wait_ready()
+    direct = [proc for proc in serve.children if proc.ppid == serve.process.pid]
+    assert len(direct) == 3, serve.children  # redis, engine, gateway
+    serve.process.kill()  # SIGKILL: no chance to clean up
+    serve.process.wait(timeout=60)
+    deadline = time.monotonic() + 60
+    while serve.leftovers() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert serve.leftovers() == []
+
+
 def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
-import ctypes.util
 import os
 import signal
 import subprocess
@@ -21,16 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO
 
-_PR_SET_PDEATHSIG = 1
-_LIBC = (
-    ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True) if sys.platform == "linux" else None
-)
-
-
-def die_with_parent() -> None:
-    """preexec_fn: the kernel sends SIGTERM to this process when its parent dies."""
-    if _LIBC is not None:
-        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+from patience_launcher.orphan_guard import guarded
 
 
 def group_alive(pgid: int) -> bool:
@@ -88,7 +77,7 @@ class ChildProcess:
 
     def start(self) -> ChildProcess:
         self.process = subprocess.Popen(
-            self.argv,
+            guarded(self.argv),
             env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -97,7 +86,6 @@ class ChildProcess:
             errors="replace",
             bufsize=1,
             start_new_session=True,
-            preexec_fn=die_with_parent,
         )
         self._relay = threading.Thread(target=self._relay_output, name=f"{self.name}-output")
         self._relay.daemon = True

@@ -109,7 +109,7 @@ def start_redis(supervisor: Supervisor, timeout: float) -> tuple[str, str]:
             )
         wait_for(supervisor, lambda: probes.redis_pong(given), timeout, f"Redis at {redact(given)}")
         return given, "from REDIS_URL"
-    redis = EmbeddedRedis(host=DEFAULT_HOST)
+    redis = EmbeddedRedis(host=DEFAULT_HOST, supervised=True)
     try:
         redis.start(timeout=timeout)
     except (OSError, RuntimeError, ImportError) as error:
@@ -244,6 +244,7 @@ def cmd_redis(args: argparse.Namespace) -> int:
         host=args.host,
         appendonly=args.appendonly,
         data_dir=args.dir,
+        supervised=True,
     )
 
     def start() -> list[str]:

@@ -17,7 +17,7 @@ from pathlib import Path
 from types import TracebackType
 
 from patience_launcher import addresses
-from patience_launcher.children import die_with_parent
+from patience_launcher.orphan_guard import guarded
 
 
 def find_redis_server() -> str:
@@ -47,11 +47,16 @@ class EmbeddedRedis:
         host: str = "127.0.0.1",
         appendonly: bool = False,
         data_dir: str | None = None,
+        supervised: bool = False,
     ) -> None:
+        """supervised: for the launcher; the server runs in a session of its own (a
+        Ctrl-C in the terminal reaches only the launcher, which stops Redis last, after
+        the services that use it) and is ended if the launcher dies."""
         self.host = host
         self.port = port or free_port(host)
         self.appendonly = appendonly
         self._given_dir = data_dir
+        self.supervised = supervised
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -90,15 +95,12 @@ class EmbeddedRedis:
             "--logfile",
             str(self.data_dir / "redis.log"),
         ]
-        # A session of its own: a Ctrl-C in the terminal must reach only the launcher,
-        # which stops Redis last, after the services that use it.
         self.process = subprocess.Popen(
-            args,
+            guarded(args) if self.supervised else args,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=die_with_parent,
+            start_new_session=self.supervised,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
