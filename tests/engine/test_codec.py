@@ -9,13 +9,13 @@ import pytest
 from patience_engine.codec import (
     RECENT_STATES,
     Position,
-    _RecentStates,
     decode_move,
     decode_state,
     encode_move,
     encode_state,
 )
 from patience_engine.errors import Reason, Rejected
+from patience_engine.memo import Memo
 from solitaire.v1 import game_pb2
 
 
@@ -250,11 +250,14 @@ def test_recent_states_change_no_answer() -> None:
     assert rejection(bad).metadata["detail"] == "BAD_COUNTER"
 
 
-def test_recent_states_forget_the_oldest_when_full() -> None:
-    table = _RecentStates(2)
+def test_memo_forgets_the_oldest_when_full() -> None:
+    table: Memo[bytes, Position] = Memo(2)
     positions = [Position(played("usk", deal, 0), False) for deal in (1, 2, 3)]
     for index, position in enumerate(positions):
         table.put(bytes([index]), position)
     assert table.get(b"\x00") is None
     assert table.get(b"\x01") is positions[1]
     assert table.get(b"\x02") is positions[2]
+    assert len(table) == 2
+    table.put(b"\x02", positions[0])  # replacing an entry evicts nothing
+    assert table.get(b"\x01") is positions[1]

@@ -12,6 +12,7 @@ an exception about malformed input escape as anything else.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import patience
@@ -20,6 +21,7 @@ from solitaire.v1 import game_pb2
 
 from patience_engine import wire
 from patience_engine.errors import Reason, Rejected
+from patience_engine.memo import Memo
 from patience_engine.wire import CARD_NAMES
 
 # Client-supplied text echoed in error metadata is cut to this length.
@@ -49,36 +51,11 @@ class Position:
 # --------------------------------------------------------------------------- states
 
 
-class _RecentStates:
-    """The positions of the state bytes most recently written or accepted.
-
-    A client sends back the state of the engine's last reply, so the bytes a request
-    carries are usually bytes this process just wrote: reading them again (parsing,
-    validating every card) would redo work whose result is known. Decoding is a pure
-    function of the bytes, so remembering it changes no answer. Oldest entries go
-    first once the table is full.
-    """
-
-    __slots__ = ("_positions", "_size")
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._positions: dict[bytes, Position] = {}
-
-    def get(self, data: bytes) -> Position | None:
-        return self._positions.get(data)
-
-    def put(self, data: bytes, position: Position) -> None:
-        positions = self._positions
-        if len(positions) >= self._size:
-            del positions[next(iter(positions))]
-        positions[data] = position
-
-    def clear(self) -> None:
-        self._positions.clear()
-
-
-RECENT_STATES = _RecentStates(2048)
+# A client sends back the state of the engine's last reply, so the bytes a request
+# carries are usually bytes this process just wrote: reading them again (parsing,
+# validating every card) would redo work whose result is known. Decoding is a pure
+# function of the bytes, so remembering it changes no answer.
+RECENT_STATES: Memo[bytes, Position] = Memo(2048)
 
 
 def decode_state(data: bytes) -> Position:
@@ -224,9 +201,13 @@ def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Mov
     raise _malformed(f"unknown move kind {kind}", described, index)
 
 
+# Notation read before: clients send the same few hundred moves over and over.
+_parse_notation = functools.lru_cache(maxsize=8192)(patience.Move.parse)
+
+
 def _parse(text: str, index: int | None) -> patience.Move:
     try:
-        return patience.Move.parse(text)
+        return _parse_notation(text)
     except patience.NotationError as error:
         raise _malformed(f"cannot read the move {echo(text)!r}: {error}", text, index) from None
 

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 import patience
 from solitaire.v1 import game_pb2
 
+from patience_engine.memo import Memo
+
 # Wire types: 0 varint, 2 length-delimited. A tag is (field number << 3) | wire type.
 _VARINT = 0
 _BYTES = 2
@@ -185,6 +187,10 @@ class PileLayout:
 _PILE_SIZE = tuple(uint_field(4, size) for size in range(128))
 
 
+# PlayerView.piles entries by (the pile's id and kind fields, its cards).
+_PILE_VIEWS: Memo[tuple[bytes, tuple[int, ...]], bytes] = Memo(65_536)
+
+
 def _pile_size(size: int) -> bytes:
     return _PILE_SIZE[size] if size < 128 else uint_field(4, size)
 
@@ -201,17 +207,19 @@ def player_view(
     parts = [_variant_prefix(state.variant.id, state.options)]
     append = parts.append
     stock = layout.stock
-    pile_tag = _PILE_TAG
-    small = _SMALL
+    remembered = _PILE_VIEWS.get
     for index, (prefix, cards) in enumerate(zip(layout.prefixes, state.piles, strict=True)):
-        if index == stock or not cards:
-            body = prefix + _pile_size(len(cards))
-        else:
-            body = prefix + b"".join(map(_view_card, cards)) + _pile_size(len(cards))
-        size = len(body)
-        append(pile_tag)
-        append(small[size] if size < 128 else varint(size))
-        append(body)
+        # Most piles are unchanged from one call to the next: their entry is known.
+        key = (prefix, cards)
+        entry = remembered(key)
+        if entry is None:
+            if index == stock or not cards:
+                body = prefix + _pile_size(len(cards))
+            else:
+                body = prefix + b"".join(map(_view_card, cards)) + _pile_size(len(cards))
+            entry = _PILE_TAG + varint(len(body)) + body
+            _PILE_VIEWS.put(key, entry)
+        append(entry)
     append(_STATUS[status])
     counters = b"".join(
         (

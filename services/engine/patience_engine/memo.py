@@ -1,0 +1,41 @@
+"""A bounded table of remembered results, for pure functions on the hot path."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Memo(Generic[K, V]):
+    """Remembers up to `size` results; once full, the oldest entry goes first.
+
+    Only for results that depend on nothing but the key, so that remembering one
+    changes no answer. No reordering on a hit: cheaper than a true LRU, and the
+    entries that matter are the ones written last.
+    """
+
+    __slots__ = ("_entries", "_size")
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError("a memo holds at least one entry")
+        self._size = size
+        self._entries: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        return self._entries.get(key)
+
+    def put(self, key: K, value: V) -> None:
+        entries = self._entries
+        if len(entries) >= self._size and key not in entries:
+            del entries[next(iter(entries))]
+        entries[key] = value
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def __len__(self) -> int:
+        return len(self._entries)
