@@ -214,7 +214,7 @@ async def test_an_unexpected_fault_is_internal_and_says_nothing(
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("secret detail 7H")
 
-    monkeypatch.setattr(servicer, "player_view_bytes", broken)
+    monkeypatch.setattr(servicer, "view_of_state", broken)
     error = await expect_error(client.player_view(game.state))
     assert error.code == grpc.StatusCode.INTERNAL
     assert error.message == "internal error"

@@ -8,7 +8,7 @@ import patience
 import pytest
 from patience_engine import wire
 from patience_engine.codec import CARD_NAMES, Position, encode_state
-from patience_engine.views import player_view_bytes
+from patience_engine.views import player_view_bytes, view_of_state
 from solitaire.v1 import engine_pb2, game_pb2
 
 
@@ -141,3 +141,13 @@ def test_long_fields_get_multi_byte_lengths() -> None:
     long_text = "x" * 1000
     message = canonical(game_pb2.PileView, wire.text_field(1, long_text))
     assert message.id == long_text  # type: ignore[attr-defined]
+
+
+def test_remembered_views_are_the_views_of_their_states() -> None:
+    for variant_id in ("cody", "napoleon-at-st-helena"):
+        for state in states(variant_id)[:4]:
+            position = Position(state, True)
+            data = encode_state(position)
+            first = view_of_state(data, position)
+            assert first == player_view_bytes(position)
+            assert view_of_state(data, position) is first

@@ -29,7 +29,7 @@ from patience_engine.codec import (
 )
 from patience_engine.errors import Reason, Rejected
 from patience_engine.sealing import Sealer
-from patience_engine.views import VARIANT_MESSAGES, player_view_bytes
+from patience_engine.views import VARIANT_MESSAGES, view_of_state
 
 log = logging.getLogger("patience_engine")
 
@@ -132,14 +132,19 @@ class EngineService:
 
     @_rpc
     def GetPlayerView(self, request: engine_pb2.GetPlayerViewRequest) -> bytes:
-        return player_view_bytes(self._position(request.state))
+        data = self._state_bytes(request.state)
+        return view_of_state(data, decode_state(data))
 
     # ----------------------------------------------------------------- helpers
 
-    def _position(self, sealed: game_pb2.SealedState) -> Position:
+    def _state_bytes(self, sealed: game_pb2.SealedState) -> bytes:
+        """The request's state bytes, their seal checked."""
         if not sealed.state:
             raise Rejected(Reason.MISSING_FIELD, "the request carries no state", field="state")
-        return decode_state(self._sealer.unseal(sealed))
+        return self._sealer.unseal(sealed)
+
+    def _position(self, sealed: game_pb2.SealedState) -> Position:
+        return decode_state(self._state_bytes(sealed))
 
     def _play(self, position: Position, messages: Sequence[game_pb2.Move], *, batch: bool) -> bytes:
         """Applies the moves in order, all or none, and writes the GameResponse."""
@@ -168,7 +173,7 @@ class EngineService:
         data = encode_state(after)
         return wire.game_response(
             wire.sealed_state(data, self._sealer.seal_of(data)),
-            player_view_bytes(after, state.legal_moves()),
+            view_of_state(data, after),
             moves,
             events,
         )

@@ -16,6 +16,7 @@ from solitaire.v1 import game_pb2
 
 from patience_engine import wire
 from patience_engine.codec import Position
+from patience_engine.memo import Memo
 
 _PILE_KINDS: Mapping[str, int] = {
     "tableau": game_pb2.TABLEAU,
@@ -101,6 +102,21 @@ def player_view_bytes(
         deal=str(state.deal) if shown else "",
         legal_moves=legal_moves,
     )
+
+
+# Views by state bytes. A view is a pure function of the state, and the state a reply
+# carries is the one whose view is asked for next (GetPlayerView after ApplyMove, or a
+# client polling), so the view written for a reply is remembered with its state.
+_VIEWS: Memo[bytes, bytes] = Memo(1024)
+
+
+def view_of_state(data: bytes, position: Position) -> bytes:
+    """The serialized view of `position`, whose serialized state is `data`."""
+    view = _VIEWS.get(data)
+    if view is None:
+        view = player_view_bytes(position)
+        _VIEWS.put(data, view)
+    return view
 
 
 def player_view(position: Position) -> game_pb2.PlayerView:
