@@ -261,3 +261,12 @@ def test_memo_forgets_the_oldest_when_full() -> None:
     assert len(table) == 2
     table.put(b"\x02", positions[0])  # replacing an entry evicts nothing
     assert table.get(b"\x01") is positions[1]
+
+
+def test_long_notation_is_read_but_not_remembered() -> None:
+    from patience_engine import codec
+
+    before = codec._remembered_notation.cache_info().currsize
+    text = "t" + "9" * 200 + "-t1"
+    assert str(decode_move(game_pb2.Move(notation=text))) == text
+    assert codec._remembered_notation.cache_info().currsize == before

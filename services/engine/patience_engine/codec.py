@@ -201,13 +201,17 @@ def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Mov
     raise _malformed(f"unknown move kind {kind}", described, index)
 
 
-# Notation read before: clients send the same few hundred moves over and over.
-_parse_notation = functools.lru_cache(maxsize=8192)(patience.Move.parse)
+# Notation read before: clients send the same few hundred moves over and over. Only
+# short texts are remembered (every real move is), so the table stays small.
+_remembered_notation = functools.lru_cache(maxsize=8192)(patience.Move.parse)
+_REMEMBERED_NOTATION_LENGTH = 24
 
 
 def _parse(text: str, index: int | None) -> patience.Move:
     try:
-        return _parse_notation(text)
+        if len(text) <= _REMEMBERED_NOTATION_LENGTH:
+            return _remembered_notation(text)
+        return patience.Move.parse(text)
     except patience.NotationError as error:
         raise _malformed(f"cannot read the move {echo(text)!r}: {error}", text, index) from None
 
