@@ -4,8 +4,15 @@ The engine runs through its real entry point in a child process (ENGINE_WORKERS=
 then 2), unsealed and sealed. The near-empty RPC is the standard gRPC health `Check`
 that the engine serves on the same port: a unary call whose handler does one dict
 look-up, so its rate is what the gRPC stack and Python's event loop allow before any
-rules work. ApplyMove replays one realistic request (a fresh deal of the chosen
-variant and its first legal move) so that every call does the same work.
+rules work.
+
+ApplyMove is played as a client of the engine plays: each concurrent caller has its
+own game, and every request carries the state that the previous reply returned (so
+no two requests are alike, and whatever the engine remembers of states it wrote
+helps exactly as much as in real play). The game is a deal where a card can go back
+and forth (bench.cycles), so it never ends. Successive calls of a caller rotate over
+the connections, so with several engine processes a game's next move may land on
+any of them, as behind a round-robin balancer.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
+from bench.cycles import EndlessGame, find_endless_game
 from bench.procs import EngineProcess, engine_process
 from bench.report import Report, Section, Table, fmt, pct
 from bench.settings import Settings
@@ -50,17 +58,37 @@ async def _wait_serving(channels: list[grpc.aio.Channel], timeout: float = 30.0)
     await asyncio.gather(*(one(c) for c in channels))
 
 
-async def apply_request(
-    stub: engine_pb2_grpc.EngineStub, variant: str
-) -> engine_pb2.ApplyMoveRequest:
-    """A fresh deal of `variant` and its first legal move, as one ApplyMove request."""
-    game = await stub.NewGame(engine_pb2.NewGameRequest(variant=variant, deal="1"))
-    if not game.view.legal_moves:
-        raise RuntimeError(f"deal 1 of {variant} has no legal move")
-    move = game_pb2.Move(notation=game.view.legal_moves[0].notation)
-    request = engine_pb2.ApplyMoveRequest(state=game.state, move=move)
-    await stub.ApplyMove(request)  # fails loudly now rather than as N errors later
-    return request
+class EnginePlayers:
+    """One endless game per concurrent caller, played by chaining replies' states."""
+
+    def __init__(self, stubs: list[engine_pb2_grpc.EngineStub], plan: EndlessGame) -> None:
+        self.stubs = stubs
+        self.plan = plan
+        self.cycle = [game_pb2.Move(notation=notation) for notation in plan.cycle]
+        self.states: list[game_pb2.SealedState] = []
+        self.steps: list[int] = []
+        self.calls: list[int] = []
+
+    async def prepare(self, callers: int) -> None:
+        request = engine_pb2.NewGameRequest(
+            variant=self.plan.variant,
+            deal=str(self.plan.deal),
+            moves=[game_pb2.Move(notation=notation) for notation in self.plan.prefix],
+        )
+        games = await asyncio.gather(*(self.stubs[0].NewGame(request) for _ in range(callers)))
+        self.states = [game.state for game in games]
+        self.steps = [0] * callers
+        self.calls = [0] * callers
+
+    async def apply(self, caller: int) -> None:
+        self.calls[caller] += 1
+        stub = self.stubs[(caller + self.calls[caller]) % len(self.stubs)]
+        request = engine_pb2.ApplyMoveRequest(
+            state=self.states[caller], move=self.cycle[self.steps[caller]]
+        )
+        reply = await stub.ApplyMove(request)
+        self.states[caller] = reply.state
+        self.steps[caller] ^= 1
 
 
 async def measure_engine(engine: EngineProcess, settings: Settings) -> dict[str, Measurement]:
@@ -69,12 +97,14 @@ async def measure_engine(engine: EngineProcess, settings: Settings) -> dict[str,
         await _wait_serving(channels)
         engine_stubs = [engine_pb2_grpc.EngineStub(c) for c in channels]
         health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
-        request = await apply_request(engine_stubs[0], settings.engine_variant)
+        players = EnginePlayers(engine_stubs, find_endless_game(settings.engine_variant))
+        await players.prepare(settings.engine_concurrency)
+        await players.apply(0)  # fails loudly now rather than as N errors later
         empty = health_pb2.HealthCheckRequest()
         cpu = CpuMeter({"engine": engine.pid})
 
-        async def apply_call(worker: int) -> object:
-            return await engine_stubs[worker % len(engine_stubs)].ApplyMove(request)
+        async def apply_call(worker: int) -> None:
+            await players.apply(worker)
 
         async def empty_call(worker: int) -> object:
             return await health_stubs[worker % len(health_stubs)].Check(empty)
@@ -103,7 +133,9 @@ def run_engine_part(report: Report, settings: Settings) -> None:
         f" connection per channel, several channels), closed loop,"
         f" {settings.seconds:g} s per figure in {settings.rounds} interleaved round(s)."
         f" Empty RPC = gRPC health `Check` on the same server in the same run."
-        f" ApplyMove = deal 1 of `{settings.engine_variant}`, its first legal move."
+        f" ApplyMove = each client plays its own game of `{settings.engine_variant}`,"
+        f" moving a card back and forth, each request carrying the state the previous"
+        f" reply returned; a client's calls rotate over the connections."
         f" Server CPU = CPU time of the engine processes per call."
         f" Goal: ApplyMove >= {GOAL_RATIO:.0%} of the empty-RPC rate."
     )
