@@ -447,10 +447,11 @@ class RuleSet:
         for f in self.foundations:
             want = found_next[f][len(piles[f])]
             if want >= 0:
-                if want in wanted_by_foundation:
-                    wanted_by_foundation[want].append(f)
-                else:
+                known = wanted_by_foundation.get(want)
+                if known is None:
                     wanted_by_foundation[want] = [f]
+                else:
+                    known.append(f)
 
         wanted_by_tableau: dict[Card, list[int]] = {}
         empty_tableau: list[int] = []
@@ -460,10 +461,11 @@ class RuleSet:
                 pile = piles[t]
                 if pile:
                     for want in wants[pile[-1]]:
-                        if want in wanted_by_tableau:
-                            wanted_by_tableau[want].append(t)
-                        else:
+                        known = wanted_by_tableau.get(want)
+                        if known is None:
                             wanted_by_tableau[want] = [t]
+                        else:
+                            known.append(t)
                 else:
                     empty_tableau.append(t)
         fill = self.fill
@@ -503,7 +505,8 @@ class RuleSet:
             if kind == TABLEAU:
                 if to_cells is not None:
                     out.extend(to_cells[s])
-                if self.runs and len(pile) > 1:
+                # Only a pile whose top two cards fit has runs longer than one card.
+                if self.runs and len(pile) > 1 and card in self.fits[pile[-2]]:
                     self._run_moves_from(s, pile, wanted_by_tableau, empty_tableau, out)
         if self.stock >= 0 and piles[self.stock]:
             append(Move.deal())
@@ -531,23 +534,27 @@ class RuleSet:
         empty_tableau: list[int],
         out: list[Move],
     ) -> None:
+        """Moves of the top 2, 3, ... cards of ``pile`` while they form a run."""
         fits = self.fits
+        cache = self._run_moves
+        ids = self.pile_ids
+        to_empty_any = bool(empty_tableau) and self.fill is FillRule.ANY_CARD
+        to_empty_king = bool(empty_tableau) and self.fill is FillRule.KING_ONLY
         size = len(pile)
         for count in range(2, size + 1):
             head = pile[size - count]
             if pile[size - count + 1] not in fits[head]:
                 return
-            targets = list(wanted_by_tableau.get(head, ()))
-            if self.fill is FillRule.ANY_CARD or (
-                self.fill is FillRule.KING_ONLY and head % 13 == 12
-            ):
-                targets += empty_tableau
+            targets = wanted_by_tableau.get(head)
+            if to_empty_any or (to_empty_king and head % 13 == 12):
+                targets = (targets or []) + empty_tableau
+            if not targets:
+                continue
             for t in targets:
                 key = (source, t, count)
-                move = self._run_moves.get(key)
+                move = cache.get(key)
                 if move is None:
-                    move = Move(MoveKind.TRANSFER, self.pile_ids[source], self.pile_ids[t], count)
-                    self._run_moves[key] = move
+                    move = cache[key] = Move(MoveKind.TRANSFER, ids[source], ids[t], count)
                 out.append(move)
 
     # ------------------------------------------------------------------ deal
