@@ -42,14 +42,19 @@ def varint(value: int) -> bytes:
 _SMALL = tuple(bytes((n,)) for n in range(0x80))
 
 
+# The tags of fields 0..15 (every field here), by wire type.
+_VARINT_TAG = tuple(tag(field, _VARINT) for field in range(16))
+_BYTES_TAG = tuple(tag(field, _BYTES) for field in range(16))
+
+
 def uint_field(field: int, value: int) -> bytes:
     """A varint field; empty for 0 (proto3 leaves defaults out)."""
-    return tag(field, _VARINT) + varint(value) if value else b""
+    return _VARINT_TAG[field] + varint(value) if value else b""
 
 
 def bytes_field(field: int, value: bytes) -> bytes:
     """A length-delimited field (bytes, string or message)."""
-    return tag(field, _BYTES) + varint(len(value)) + value
+    return _BYTES_TAG[field] + varint(len(value)) + value
 
 
 def text_field(field: int, value: str) -> bytes:
