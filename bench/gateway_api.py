@@ -43,11 +43,12 @@ def etag_of(response: Response) -> str:
 
 def legal_moves_of(body: dict[str, Any]) -> list[str]:
     """Notation of the legal moves in a game view (`legal_moves`) or a legal-moves
-    answer (`moves`); none once the game is over."""
+    answer (`moves`), listed as notation strings or as structured moves; none once
+    the game is over."""
     if body.get("status", PLAYING) != PLAYING:
         return []
     moves = body["legal_moves"] if "legal_moves" in body else body["moves"]
-    return [move["notation"] for move in moves]
+    return [move if isinstance(move, str) else move["notation"] for move in moves]
 
 
 def new_game_body(variant: str, deal: int | None = None) -> dict[str, Any]:

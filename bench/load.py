@@ -47,6 +47,9 @@ class LoadResult:
     run_time: str
     rows: list[LoadRow] = field(default_factory=list)
     failures: list[tuple[str, str, int]] = field(default_factory=list)
+    # exceptions raised inside the locustfile's tasks (a bug there, or an answer it
+    # could not read): (count, message)
+    exceptions: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def total(self) -> LoadRow:
@@ -96,6 +99,11 @@ def read_csv(prefix: Path, result: LoadResult) -> None:
                 result.failures.append(
                     (record["Name"], record["Error"], int(record["Occurrences"]))
                 )
+    exceptions_path = Path(f"{prefix}_exceptions.csv")
+    if exceptions_path.exists():
+        with open(exceptions_path, newline="") as exceptions:
+            for record in csv.DictReader(exceptions):
+                result.exceptions.append((int(record["Count"]), record["Message"]))
 
 
 def run_locust(host: str, users: int, spawn_rate: float, run_time: str) -> LoadResult:
@@ -119,6 +127,12 @@ def run_locust(host: str, users: int, spawn_rate: float, run_time: str) -> LoadR
                 f"locust exited with {completed.returncode}:\n{completed.stderr[-3000:]}"
             )
         read_csv(prefix, result)
+    if not any(row.requests for row in result.rows):
+        problems = "; ".join(message for _, message in result.exceptions[:3])
+        raise RuntimeError(
+            f"locust made no request ({problems or 'no exception recorded'}):\n"
+            f"{completed.stderr[-3000:]}"
+        )
     return result
 
 
@@ -152,10 +166,15 @@ def write_load(report: Report, section: Section, result: LoadResult) -> None:
     report.figure("load.p50_ms", total.p50)
     report.figure("load.p95_ms", total.p95)
     report.figure("load.p99_ms", total.p99)
+    report.figure("load.exceptions", sum(count for count, _ in result.exceptions))
     if result.failures:
         failures = section.table("failed request", "error", "occurrences")
         for name, error, count in result.failures[:10]:
             failures.add(name, error[:120], count)
+    if result.exceptions:
+        exceptions = section.table("exception in the locustfile", "count")
+        for count, message in result.exceptions[:10]:
+            exceptions.add(message[:160], count)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -49,7 +49,7 @@ class Player(FastHttpUser):
         body = new_game_body(random.choice(VARIANTS))
         with self.client.post(GAMES, json=body, name="create game", catch_response=True) as r:
             if r.status_code != 201:
-                r.failure(f"create: {r.status_code} {r.text[:200]}")
+                r.failure(f"create: {r.status_code} {(r.text or '')[:200]}")
                 return
             data = r.json()
             self.game_id, self.token = data["id"], data["token"]
@@ -62,7 +62,7 @@ class Player(FastHttpUser):
             path, headers=self._headers(), name="view game", catch_response=True
         ) as r:
             if r.status_code != 200:
-                r.failure(f"view: {r.status_code} {r.text[:200]}")
+                r.failure(f"view: {r.status_code} {(r.text or '')[:200]}")
                 return
             self._remember(r, r.json())
 
@@ -73,7 +73,7 @@ class Player(FastHttpUser):
             path, headers=self._headers(), name="legal moves", catch_response=True
         ) as r:
             if r.status_code != 200:
-                r.failure(f"legal moves: {r.status_code} {r.text[:200]}")
+                r.failure(f"legal moves: {r.status_code} {(r.text or '')[:200]}")
                 return
             self.moves = legal_moves_of(r.json())
 
@@ -89,7 +89,7 @@ class Player(FastHttpUser):
             path, json=body, headers=headers, name="move", catch_response=True
         ) as r:
             if r.status_code != 200:
-                r.failure(f"move: {r.status_code} {r.text[:200]}")
+                r.failure(f"move: {r.status_code} {(r.text or '')[:200]}")
                 return
             self._remember(r, r.json())
 
@@ -100,7 +100,7 @@ class Player(FastHttpUser):
         with self.client.post(path, headers=headers, name="undo", catch_response=True) as r:
             if r.status_code == 200:
                 self._remember(r, r.json())
-            elif r.status_code == 409 and '"nothing-to-undo"' in r.text:
+            elif r.status_code == 409 and '"nothing-to-undo"' in (r.text or ""):
                 r.success()  # at the deal: a correct answer, not a failure
             else:
-                r.failure(f"undo: {r.status_code} {r.text[:200]}")
+                r.failure(f"undo: {r.status_code} {(r.text or '')[:200]}")

@@ -88,6 +88,7 @@ def test_every_part_produces_positive_figures(quick_run: tuple[dict[str, float],
 def test_no_request_failed(quick_run: tuple[dict[str, float], str]) -> None:
     figures, _ = quick_run
     assert figures["load.failures"] == 0
+    assert figures["load.exceptions"] == 0
 
 
 def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> None:
