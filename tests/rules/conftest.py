@@ -454,24 +454,44 @@ class Walk:
 
 
 @st.composite
-def played_games(draw: st.DrawFn, variant_id: str, max_moves: int = 20) -> Walk:
+def played_games(draw: st.DrawFn, variant_id: str, max_moves: int = 16) -> Walk:
     """A new game (either deal range; Napoleon with or without its option) and a random
-    walk of legal moves from it."""
+    walk of legal moves from it. The walk is steered by one drawn seed: Hypothesis
+    shrinks the deal, the length and the seed, and each example stays cheap."""
     deal = draw(deal_numbers, label="deal")
     options: tuple[str, ...] = ()
     if variant_id == "napoleon-at-st-helena" and draw(st.booleans(), label="option"):
         options = ("fill_from_waste_only",)
+    length = draw(st.integers(0, max_moves), label="length")
+    rng = random.Random(draw(st.integers(0, 2**32 - 1), label="seed"))
     state = patience.get_variant(variant_id).new_game(deal, options=options)
     states, moves = [state], []
-    for _ in range(draw(st.integers(0, max_moves), label="length")):
+    for _ in range(length):
         legal = state.legal_moves()
         if not legal:
             break
-        move = legal[draw(st.integers(0, len(legal) - 1), label="pick")]
+        move = rng.choice(legal)
         state = state.apply(move)
         states.append(state)
         moves.append(move)
     return Walk(tuple(states), tuple(moves))
+
+
+def random_moves(state: State, rng: random.Random, count: int) -> list[Move]:
+    """Moves of every kind between real and made-up pile ids, mostly illegal ones."""
+    ids = [*state.variant.pile_ids, "t0", "r9", "f9", "stock", "waste"]
+    tableau = [p for p in state.variant.pile_ids if p[0] == "t"]
+    moves = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.8:
+            count_ = 1 if rng.random() < 0.6 else rng.randint(2, 14)
+            moves.append(Move.transfer(rng.choice(ids), rng.choice(ids), count=count_))
+        elif roll < 0.9:
+            moves.append(Move.withdraw(*rng.sample(tableau, rng.randint(1, 2))))
+        else:
+            moves.append(rng.choice([Move.deal(), Move.redeal()]))
+    return moves
 
 
 @pytest.fixture(params=VARIANT_IDS)

@@ -25,6 +25,7 @@ from .conftest import (
     piles_after,
     piles_by_id,
     played_games,
+    random_moves,
 )
 
 VARIANTS = list(patience.VARIANTS)
@@ -44,8 +45,8 @@ def check_state(state: State) -> None:
     assert state.stock_size == (
         len(state.pile("stock")) if "stock" in state.variant.pile_ids else 0
     )
-    assert patience.parse_state(str(state)) == state
-    assert str(state) == state.to_notation()
+    text = state.to_notation()
+    assert patience.parse_state(text) == state and str(state) == text
     legal = state.legal_moves()
     assert legal == state.legal_moves()  # stable order
     assert len(set(legal)) == len(legal)
@@ -55,7 +56,7 @@ def check_state(state: State) -> None:
         assert state.status is Status.PLAYING
     else:
         assert state.status is Status.STUCK
-    for move in legal:
+    for move in legal[:12]:
         assert Move.parse(str(move)) == move
 
 
@@ -170,7 +171,7 @@ def test_random_play_keeps_the_invariants(variant_id: str, data: st.DataObject) 
 @pytest.mark.parametrize("variant_id", VARIANTS)
 @given(data=st.data())
 def test_every_listed_move_applies(variant_id: str, data: st.DataObject) -> None:
-    walk: Walk = data.draw(played_games(variant_id, max_moves=15))
+    walk: Walk = data.draw(played_games(variant_id, max_moves=10))
     state = walk.last
     for move in state.legal_moves():
         assert state.is_legal(move)
@@ -183,17 +184,9 @@ def test_unlisted_moves_are_rejected(variant_id: str, data: st.DataObject) -> No
     walk: Walk = data.draw(played_games(variant_id, max_moves=15))
     state = walk.last
     legal = state.legal_moves()
-    ids = [*state.variant.pile_ids, "t0", "r9", "f9", "stock", "waste"]
-    pile = st.sampled_from(ids)
-    transfers = st.builds(Move.transfer, pile, pile, count=st.integers(1, 14))
-    tableau = [p for p in state.variant.pile_ids if p[0] == "t"]
-    withdraws = st.one_of(
-        st.builds(Move.withdraw, st.sampled_from(tableau)),
-        st.builds(Move.withdraw, st.sampled_from(tableau), st.sampled_from(tableau)),
-    )
-    others = st.sampled_from([Move.deal(), Move.redeal()])
     copy = patience.parse_state(str(state))
-    for move in data.draw(st.lists(st.one_of(transfers, withdraws, others), max_size=20)):
+    rng = random.Random(data.draw(st.integers(0, 2**32 - 1), label="moves seed"))
+    for move in random_moves(state, rng, 40):
         assert_unlisted_rejected(state, move, legal, copy)
 
 
@@ -264,7 +257,7 @@ def test_every_candidate_move_is_listed_exactly_when_it_applies(variant_id: str)
 @given(data=st.data())
 def test_legal_moves_are_exactly_those_of_the_rules(variant_id: str, data: st.DataObject) -> None:
     walk: Walk = data.draw(played_games(variant_id))
-    for state in walk.states:
+    for state in (*walk.states[::4], walk.last):
         assert {str(m) for m in state.legal_moves()} == oracle_moves(state), str(state)
 
 
