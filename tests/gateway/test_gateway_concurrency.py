@@ -51,7 +51,7 @@ async def _post_move(
 
 
 def _two_moves(game: GameHandle) -> tuple[str, str]:
-    legal = [m["notation"] for m in game.created["legal_moves"]]
+    legal = game.created["legal_moves"]
     assert len(legal) >= 2, legal
     return legal[0], legal[1]
 
@@ -108,7 +108,7 @@ async def test_retry_with_the_same_key_gets_the_first_answer(gateway: Gateway) -
     assert (await gateway.history(game))["moves"] == [first]
     # still the same answer after the game has moved on
     game.etag = '"2"'
-    later = two.json()["legal_moves"][0]["notation"]
+    later = two.json()["legal_moves"][0]
     assert (await gateway.move(game, later)).status_code == 200
     three = await _post_move(gateway, game, first, **{"Idempotency-Key": "k-1"})
     assert (three.status_code, three.content, three.headers["etag"]) == (200, one.content, '"2"')
@@ -157,7 +157,7 @@ async def test_undo_and_redo_retries_apply_once(gateway: Gateway) -> None:
     first, _ = _two_moves(game)
     assert (await gateway.move(game, first)).is_success
     view = await gateway.view(game)
-    second = view["legal_moves"][0]["notation"]
+    second = view["legal_moves"][0]
     assert (await gateway.move(game, second)).is_success
 
     async def post(route: str, key: str) -> httpx.Response:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from patience_gateway import models
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
 
@@ -167,19 +168,24 @@ async def test_malformed_move_is_422(gateway: Gateway) -> None:
 
 async def test_structured_move_is_applied_like_its_notation(gateway: Gateway) -> None:
     game = await _game(gateway)
-    first = game.created["legal_moves"][0]
+    listed = await gateway.http.get(f"/v1/games/{game.id}/legal-moves", headers=game.auth())
+    assert listed.status_code == 200 and listed.headers["etag"] == '"1"'
+    moves = models.LegalMoves.model_validate(listed.json()).moves
+    assert [m.notation for m in moves] == game.created["legal_moves"]
+    first = moves[0]
     response = await gateway.http.post(
         f"/v1/games/{game.id}/moves",
-        json={k: first[k] for k in ("kind", "source", "target", "count")},
+        json={"kind": first.kind, "source": first.source, "target": first.target,
+              "count": first.count},
         headers=game.auth(),
-    )
+    )  # fmt: skip
     assert response.status_code == 200, response.text
-    assert response.json()["move"] == first
+    assert response.json()["move"] == first.model_dump()
 
 
 async def test_stale_version_is_412_and_changes_nothing(gateway: Gateway) -> None:
     game = await _game(gateway)
-    notation = game.created["legal_moves"][0]["notation"]
+    notation = game.created["legal_moves"][0]
     for if_match in ('"2"', '"0"', 'W/"1"', "garbage"):
         response = await gateway.http.post(
             f"/v1/games/{game.id}/moves",
@@ -202,7 +208,7 @@ async def test_stale_version_is_412_and_changes_nothing(gateway: Gateway) -> Non
         tag = if_match.replace('"1"', f'"{version}"')
         moved = await gateway.http.post(
             f"/v1/games/{game.id}/moves",
-            json={"move": response.json()["legal_moves"][0]["notation"]},
+            json={"move": response.json()["legal_moves"][0]},
             headers={**game.auth(), "If-Match": tag},
         )
         assert moved.status_code == 200, moved.text
@@ -212,7 +218,7 @@ async def test_nothing_to_undo_or_redo_is_409(gateway: Gateway) -> None:
     game = await _game(gateway)
     assert_problem(await gateway.undo(game), 409, "nothing-to-undo")
     assert_problem(await gateway.redo(game), 409, "nothing-to-redo")
-    assert (await gateway.move(game, game.created["legal_moves"][0]["notation"])).is_success
+    assert (await gateway.move(game, game.created["legal_moves"][0])).is_success
     assert_problem(await gateway.redo(game), 409, "nothing-to-redo")
 
 
@@ -254,7 +260,7 @@ async def test_chunked_body_too_large_is_refused_before_it_is_all_read(gateway: 
 
 async def test_idempotency_key_must_be_printable(gateway: Gateway) -> None:
     game = await _game(gateway)
-    notation = game.created["legal_moves"][0]["notation"]
+    notation = game.created["legal_moves"][0]
     for key in (b"", b"k" * 256, "caf\u00e9".encode(), b"tab\there"):
         response = await gateway.http.post(
             f"/v1/games/{game.id}/moves",

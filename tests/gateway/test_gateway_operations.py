@@ -35,7 +35,7 @@ async def test_variants_are_listed_and_described(gateway: Gateway) -> None:
 
 async def test_metrics_count_requests_moves_and_errors(gateway: Gateway) -> None:
     game = await gateway.create("bisley", deal=31)
-    notation = game.created["legal_moves"][0]["notation"]
+    notation = game.created["legal_moves"][0]
     assert (await gateway.move(game, notation)).status_code == 200
     assert (await gateway.move(game, "t1-t1")).status_code == 422
     await gateway.http.get(f"/v1/games/{game.id}/nowhere")

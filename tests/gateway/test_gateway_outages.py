@@ -35,7 +35,7 @@ def assert_unavailable(response: httpx.Response, code: str) -> None:
 
 async def _next_move(gateway: Gateway, game: GameHandle) -> str:
     view = await gateway.view(game)
-    return str(view["legal_moves"][0]["notation"])
+    return str(view["legal_moves"][0])
 
 
 async def test_redis_down_is_503_and_the_game_survives(
@@ -49,7 +49,7 @@ async def test_redis_down_is_503_and_the_game_survives(
             for _ in range(3):
                 assert (await gateway.move(game, await _next_move(gateway, game))).is_success
             before = await gateway.view(game)
-            notation = before["legal_moves"][0]["notation"]
+            notation = before["legal_moves"][0]
 
             server.stop()
             assert_unavailable(await gateway.move(game, notation), "storage-unavailable")
@@ -83,7 +83,7 @@ async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
         settings = Settings(redis_url=redis_url, engine_addr=engine.target)
         async with running_gateway(settings) as gateway:
             game = await gateway.create("bisley", deal=502)
-            notation = game.created["legal_moves"][0]["notation"]
+            notation = game.created["legal_moves"][0]
 
             engine.stop()
             assert_unavailable(await gateway.move(game, notation), "engine-unavailable")
@@ -117,7 +117,7 @@ async def test_games_expire_after_their_time_to_live(
     settings = Settings(redis_url=redis_url, engine_addr=engine.target, game_ttl_seconds=1)
     async with running_gateway(settings) as gateway:
         game = await gateway.create("bisley", deal=503)
-        notation = game.created["legal_moves"][0]["notation"]
+        notation = game.created["legal_moves"][0]
         assert (await gateway.move(game, notation, key="ttl")).status_code == 200
         assert (await gateway.move(game, await _next_move(gateway, game))).status_code == 200
         assert (await gateway.undo(game)).status_code == 200

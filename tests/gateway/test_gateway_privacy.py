@@ -71,7 +71,7 @@ async def _all_reads(gateway: Gateway, game: GameHandle) -> list[httpx.Response]
 
 def _pick(view: dict[str, Any], turn: int) -> str:
     """Deal often, so that the stock is turned and the waste fills."""
-    legal = [m["notation"] for m in view["legal_moves"]]
+    legal = view["legal_moves"]
     if "deal" in legal and turn % 3 != 2:
         return "deal"
     return legal[turn % len(legal)]

@@ -48,7 +48,7 @@ def names(lines: list[str]) -> list[str]:
 async def _play(gateway: Gateway, game: GameHandle, moves: int) -> None:
     for turn in range(moves):
         view = await gateway.view(game)
-        legal = [m["notation"] for m in view["legal_moves"]]
+        legal = view["legal_moves"]
         response = await gateway.move(game, legal[turn % len(legal)])
         assert response.status_code == 200, response.text
 
@@ -59,7 +59,7 @@ async def test_a_move_is_one_read_and_one_write(gateway: Gateway, redis: aioredi
     costs = []
     for turn in range(2):
         view = await gateway.view(game)
-        notation = view["legal_moves"][0]["notation"]
+        notation = view["legal_moves"][0]
         # with an Idempotency-Key: its lookup rides on the read, its record on the write
         sent, inner = await watch(
             redis, lambda n=notation, k=f"k{turn}": gateway.move(game, n, key=k)
@@ -68,7 +68,7 @@ async def test_a_move_is_one_read_and_one_write(gateway: Gateway, redis: aioredi
         assert set(names(inner)) <= MOVE_INNER_COMMANDS, inner
         assert names(inner).count("HGET") >= 2  # the record, looked up on read and write
         view = await gateway.view(game)
-        notation = view["legal_moves"][0]["notation"]
+        notation = view["legal_moves"][0]
         sent, inner = await watch(redis, lambda n=notation: gateway.move(game, n))
         assert names(sent) == ["EVALSHA", "EVALSHA"], sent
         assert set(names(inner)) <= MOVE_INNER_COMMANDS, inner

@@ -92,8 +92,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.metrics = metrics
+    app.include_router(games.router)  # first: the router tries routes in order
     app.include_router(variants.router)
-    app.include_router(games.router)
     app.include_router(operations.router)
     _install_error_handlers(app, settings, metrics)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, on_problem=metrics.problem)

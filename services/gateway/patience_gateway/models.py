@@ -148,7 +148,11 @@ class Game(BaseModel):
     )
     piles: list[Pile]
     counters: Counters
-    legal_moves: list[Move]
+    legal_moves: list[str] = Field(
+        description="Every legal move, in notation, in the engine's stable order "
+        "(GET .../legal-moves lists them structured).",
+        examples=[["t3-f1", "t4-t7", "deal"]],
+    )
 
 
 class CreatedGame(Game):

@@ -11,6 +11,15 @@ from fastapi.openapi.utils import get_openapi
 from patience_gateway.models import Problem
 from patience_gateway.problems import KINDS, PROBLEM_MEDIA_TYPE
 
+TOKEN_SCHEME = "gameToken"
+_TOKEN_SCHEME_SPEC = {
+    "type": "http",
+    "scheme": "bearer",
+    "bearerFormat": "opaque",
+    "description": "The token returned once, when the game was created, sent as "
+    "`Authorization: Bearer <token>`. Missing: 401 `missing-token`; not this game's: "
+    "403 `bad-token`.",
+}
 ETAG_HEADER = {
     "description": 'The game\'s version as a strong entity tag, e.g. `"7"`. '
     "Send it back in If-Match to make a change conditional.",
@@ -84,13 +93,7 @@ def install(app: FastAPI) -> None:
         components = schema.setdefault("components", {})
         for unused in ("HTTPValidationError", "ValidationError"):
             components.get("schemas", {}).pop(unused, None)
-        schemes = components.setdefault("securitySchemes", {})
-        for scheme in schemes.values():
-            if scheme.get("scheme") == "bearer":
-                scheme["description"] = (
-                    "The token returned once, when the game was created. Missing: 401 "
-                    "`missing-token`; not this game's: 403 `bad-token`."
-                )
+        components.setdefault("securitySchemes", {})[TOKEN_SCHEME] = _TOKEN_SCHEME_SPEC
         app.openapi_schema = schema
         return schema
 

@@ -67,7 +67,9 @@ def game_json(game_id: str, version: int, view: game_pb2.PlayerView) -> dict[str
             "stock_size": counters.stock_size,
             "total_cards": counters.total_cards,
         },
-        "legal_moves": moves_json(view.legal_moves),
+        # Notation only: a client sends these back as they are, and the structured
+        # form (GET .../legal-moves) would triple the size and the cost of every answer.
+        "legal_moves": [move.notation for move in view.legal_moves],
     }
 
 
