@@ -58,6 +58,13 @@ def check_state(state: State) -> None:
         assert state.status is Status.STUCK
     for move in legal[:12]:
         assert Move.parse(str(move)) == move
+    # the stable order: transfers by source pile in pile order, then deal, redeal, withdraws
+    order = {pid: i for i, pid in enumerate(state.variant.pile_ids)}
+    kinds = [m.kind for m in legal]
+    sources = [order[m.source] for m in legal if m.kind is MoveKind.TRANSFER]
+    assert sources == sorted(sources)
+    assert kinds == sorted(kinds, key=[MoveKind.TRANSFER, MoveKind.DEAL, MoveKind.REDEAL,
+                                       MoveKind.WITHDRAW].index)  # fmt: skip
 
 
 def check_step(before: State, move: Move, after: State) -> None:
@@ -84,8 +91,8 @@ def check_step(before: State, move: Move, after: State) -> None:
         assert [(e.card, e.source, e.source_index, e.target, e.target_index) for e in events] == [
             (stock[-1], "stock", len(stock) - 1, "waste", len(waste))
         ]
-    for e in events:  # every event names piles of the game and a card that moved there
-        assert e.source in before.variant.pile_ids and e.target in before.variant.pile_ids
+    for e in events:  # where each card lay before the move, and where it lies after
+        assert before.pile(e.source)[e.source_index] == e.card
         assert after.pile(e.target)[e.target_index] == e.card
 
 
@@ -265,3 +272,22 @@ def test_legal_moves_are_exactly_those_of_the_rules(variant_id: str, data: st.Da
 def test_legal_moves_of_fixed_positions_are_those_of_the_rules(variant_id: str) -> None:
     for state in fixed_positions(variant_id):
         assert {str(m) for m in state.legal_moves()} == oracle_moves(state), str(state)
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+@pytest.mark.parametrize("count", [0, -1])
+def test_a_count_below_one_is_too_many_cards(variant_id: str, count: int) -> None:
+    state = patience.get_variant(variant_id).new_game(5)
+    with pytest.raises(IllegalMove) as info:
+        state.apply(Move.transfer("t1", "t2", count=count))
+    assert info.value.rule == "too_many_cards"
+    assert not state.is_legal(Move.transfer("t1", "t2", count=count))
+
+
+def test_a_move_of_no_known_kind() -> None:
+    state = patience.get_variant("usk").new_game(5)
+    bogus = Move("jump", "t1", "t2")  # type: ignore[arg-type]
+    with pytest.raises(IllegalMove) as info:
+        state.apply(bogus)
+    assert info.value.rule == "unknown_move"
+    assert not state.is_legal(bogus)

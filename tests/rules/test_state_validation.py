@@ -274,3 +274,22 @@ def test_error_classes() -> None:
     ):
         assert issubclass(cls, patience.PatienceError)
         assert getattr(patience.errors, cls.__name__) is cls
+
+
+def test_error_codes() -> None:
+    codes = {
+        patience.IllegalMove("wrong_rank", "x"): "ILLEGAL_MOVE",
+        patience.InvalidState("BAD_CELL", "x"): "INVALID_STATE",
+        patience.NotationError("x"): "BAD_NOTATION",
+        patience.UnknownVariant("x"): "UNKNOWN_VARIANT",
+        patience.UnknownOption("x"): "UNKNOWN_OPTION",
+        patience.BadDealNumber("x"): "BAD_DEAL_NUMBER",
+    }
+    for error, code in codes.items():
+        assert error.code == code and str(error)
+
+
+@pytest.mark.parametrize("deal", [1.5, "7"])
+def test_deal_numbers_are_whole_numbers(deal: object) -> None:
+    with pytest.raises(patience.BadDealNumber):
+        patience.get_variant("usk").new_game(deal)  # type: ignore[arg-type]
