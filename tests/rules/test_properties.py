@@ -3,6 +3,7 @@ play, checked against invariants that hold whatever the game."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from collections import Counter
@@ -291,3 +292,36 @@ def test_a_move_of_no_known_kind() -> None:
         state.apply(bogus)
     assert info.value.rule == "unknown_move"
     assert not state.is_legal(bogus)
+
+
+def long_game(variant_id: str, deal: int, seed: int, limit: int = 250) -> list[tuple[State, Move]]:
+    """A long game that favours foundation moves and avoids redealing early, so that it
+    reaches the middle and the end of a game (emptied piles, cells, a spent stock)."""
+    rng = random.Random(seed)
+    state = patience.get_variant(variant_id).new_game(deal)
+    steps = []
+    for _ in range(limit):
+        legal = state.legal_moves()
+        if not legal:
+            break
+        home = [m for m in legal if m.kind is MoveKind.WITHDRAW or m.target.startswith("f")]
+        plain = [m for m in legal if m.kind is not MoveKind.REDEAL] or list(legal)
+        move = rng.choice(home if home and rng.random() < 0.8 else plain)
+        steps.append((state, move))
+        state = state.apply(move)
+    steps.append((state, Move.deal()))
+    return steps
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_long_games_follow_the_rules(variant_id: str) -> None:
+    for deal, seed in ((17, 1), (2**50, 2), (31000, 3), (5, 4), (6, 5), (10**19 + 9, 6)):
+        steps = long_game(variant_id, deal, seed)
+        for i, ((before, move), (after, _)) in enumerate(itertools.pairwise(steps)):
+            piles, draws = piles_after(before, move)
+            assert piles_by_id(after) == piles and after.draws == draws, f"{move} from {before}"
+            if i % 4 == 0:
+                assert {str(m) for m in before.legal_moves()} == oracle_moves(before), str(before)
+        last = steps[-1][0]
+        assert {str(m) for m in last.legal_moves()} == oracle_moves(last), str(last)
+        check_state(last)
