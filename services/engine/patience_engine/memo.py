@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -17,16 +17,15 @@ class Memo(Generic[K, V]):
     entries that matter are the ones written last.
     """
 
-    __slots__ = ("_entries", "_size")
+    __slots__ = ("_entries", "_size", "get")
 
     def __init__(self, size: int) -> None:
         if size < 1:
             raise ValueError("a memo holds at least one entry")
         self._size = size
         self._entries: dict[K, V] = {}
-
-    def get(self, key: K) -> V | None:
-        return self._entries.get(key)
+        # The dict's own look-up, called directly: this runs dozens of times a call.
+        self.get: Callable[[K], V | None] = self._entries.get
 
     def put(self, key: K, value: V) -> None:
         entries = self._entries

@@ -148,21 +148,32 @@ def _pile_cards_head(size: int) -> bytes:
 _PILE_CARDS_HEAD = tuple(_pile_cards_head(size) for size in range(128))
 
 
+# GameState.piles entries by their cards: most piles are unchanged from one state to
+# the next, so their bytes are known.
+_PILE_CARDS: Memo[tuple[int, ...], bytes] = Memo(65_536)
+
+
+def _pile_cards(cards: tuple[int, ...]) -> bytes:
+    size = len(cards)
+    entry = (_PILE_CARDS_HEAD[size] if size < 128 else _pile_cards_head(size)) + bytes(cards)
+    _PILE_CARDS.put(cards, entry)
+    return entry
+
+
 def game_state(state: patience.State, deal_secret: bool) -> bytes:
     """The serialized GameState."""
-    parts = [_variant_prefix(state.variant.id, state.options)]
-    append = parts.append
-    heads = _PILE_CARDS_HEAD
-    for pile in state.piles:
-        size = len(pile)
-        append(heads[size] if size < 128 else _pile_cards_head(size))
-        append(bytes(pile))
-    append(uint_field(4, state.redeals_left))
-    append(uint_field(5, state.moves_made))
-    append(text_field(6, str(state.deal)))
-    append(uint_field(7, 1 if deal_secret else 0))
-    append(uint_field(8, state.draws))
-    return b"".join(parts)
+    remembered = _PILE_CARDS.get
+    return b"".join(
+        (
+            _variant_prefix(state.variant.id, state.options),
+            *[remembered(pile) or _pile_cards(pile) for pile in state.piles],
+            uint_field(4, state.redeals_left),
+            uint_field(5, state.moves_made),
+            text_field(6, str(state.deal)),
+            uint_field(7, 1 if deal_secret else 0),
+            uint_field(8, state.draws),
+        )
+    )
 
 
 def sealed_state(state: bytes, seal: bytes) -> bytes:
