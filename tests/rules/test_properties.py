@@ -287,7 +287,7 @@ def test_a_count_below_one_is_too_many_cards(variant_id: str, count: int) -> Non
 
 def test_a_move_of_no_known_kind() -> None:
     state = patience.get_variant("usk").new_game(5)
-    bogus = Move("jump", "t1", "t2")  # type: ignore[arg-type]
+    bogus = Move("jump", "t1", "t2")
     with pytest.raises(IllegalMove) as info:
         state.apply(bogus)
     assert info.value.rule == "unknown_move"

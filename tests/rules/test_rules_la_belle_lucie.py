@@ -82,7 +82,8 @@ def test_own_shuffle_agrees_with_pysol_cards(deal: int) -> None:
 
 
 def shuffle(pack: list[object], deal: int) -> list[int]:
-    return [c.suit * 13 + c.rank - 1 for c in pysol_shuffle(pack, deal, RandomBase.DEALS_PYSOLFC)]  # type: ignore[attr-defined]
+    shuffled = pysol_shuffle(pack, deal, RandomBase.DEALS_PYSOLFC)
+    return [c.suit * 13 + c.rank - 1 for c in shuffled]
 
 
 # --- moves ----------------------------------------------------------------------------
