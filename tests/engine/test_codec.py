@@ -263,10 +263,13 @@ def test_memo_forgets_the_oldest_when_full() -> None:
     assert table.get(b"\x01") is positions[1]
 
 
-def test_long_notation_is_read_but_not_remembered() -> None:
-    from patience_engine import codec
-
-    before = codec._remembered_notation.cache_info().currsize
-    text = "t" + "9" * 200 + "-t1"
-    assert str(decode_move(game_pb2.Move(notation=text))) == text
-    assert codec._remembered_notation.cache_info().currsize == before
+@pytest.mark.parametrize(
+    "text",
+    ["t" + "9" * 200 + "-t1", "t1-t2/" + "9" * 5000, "withdraw " + " ".join(["t5"] * 40)],
+)
+def test_overlong_notation_is_malformed(text: str) -> None:
+    with pytest.raises(Rejected) as caught:
+        decode_move(game_pb2.Move(notation=text))
+    assert caught.value.reason == Reason.MALFORMED_MOVE
+    assert len(caught.value.metadata["move"]) <= 100
+    assert len(caught.value.message) < 200

@@ -96,6 +96,15 @@ async def test_malformed_move_text(client: EngineClient, text: str) -> None:
     assert error.metadata == {"move": text}
 
 
+async def test_huge_move_text_gets_a_short_answer(client: EngineClient) -> None:
+    game = await client.new_game("usk", deal=3)
+    for text in ("t1-t2/" + "9" * 5000, "x" * 500_000):
+        error = await expect_error(client.apply_move(game.state, text))
+        assert (error.code, error.reason) == (INVALID, "MALFORMED_MOVE")
+        assert len(error.message) <= 1000
+        assert error.metadata["move"] == text[:99] + "…"
+
+
 async def test_malformed_move_in_a_batch_has_its_index(client: EngineClient) -> None:
     game = await client.new_game("the-fifteen", deal=3)
     first = game.view.legal_moves[0]

@@ -201,19 +201,26 @@ def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Mov
     raise _malformed(f"unknown move kind {kind}", described, index)
 
 
-# Notation read before: clients send the same few hundred moves over and over. Only
-# short texts are remembered (every real move is), so the table stays small.
+# The longest move of any variant is a few words ("withdraw t10 t15"); longer text is
+# refused before the library reads it, which keeps error messages and the table of
+# remembered notation small.
+MAX_NOTATION_LENGTH = 64
+# Notation read before: clients send the same few hundred moves over and over.
 _remembered_notation = functools.lru_cache(maxsize=8192)(patience.Move.parse)
-_REMEMBERED_NOTATION_LENGTH = 24
 
 
 def _parse(text: str, index: int | None) -> patience.Move:
+    if len(text) > MAX_NOTATION_LENGTH:
+        raise _malformed(
+            f"a move's notation is at most {MAX_NOTATION_LENGTH} characters, "
+            f"this one has {len(text)}",
+            text,
+            index,
+        )
     try:
-        if len(text) <= _REMEMBERED_NOTATION_LENGTH:
-            return _remembered_notation(text)
-        return patience.Move.parse(text)
+        return _remembered_notation(text)
     except patience.NotationError as error:
-        raise _malformed(f"cannot read the move {echo(text)!r}: {error}", text, index) from None
+        raise _malformed(f"cannot read the move: {error}", text, index) from None
 
 
 def _describe_fields(message: game_pb2.Move) -> str:

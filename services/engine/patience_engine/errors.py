@@ -17,6 +17,8 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 DOMAIN = "engine.patience"
+# Status messages are cut to this many characters.
+MAX_MESSAGE_LENGTH = 1000
 
 
 class Reason(StrEnum):
@@ -70,6 +72,8 @@ def rich_status(
     code: grpc.StatusCode, message: str, reason: str, metadata: Mapping[str, str]
 ) -> grpc.Status:
     """A grpc.Status carrying google.rpc.Status with one ErrorInfo detail."""
+    if len(message) > MAX_MESSAGE_LENGTH:  # it travels in a header: keep it small
+        message = message[: MAX_MESSAGE_LENGTH - 1] + "…"
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata))
     detail = any_pb2.Any()
     detail.Pack(info)
