@@ -131,6 +131,15 @@ pile_text = st.one_of(
         st.builds(game_pb2.Move, notation=st.text(max_size=20)),
         st.builds(
             game_pb2.Move,
+            notation=st.builds(
+                "{}-{}/{}".format,
+                pile_text,
+                pile_text,
+                st.text(alphabet="0123456789", min_size=1, max_size=6000),
+            ),
+        ),
+        st.builds(
+            game_pb2.Move,
             kind=st.integers(0, 6),
             source=pile_text,
             target=pile_text,
