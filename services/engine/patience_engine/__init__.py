@@ -1,6 +1,14 @@
 """The stateless gRPC engine for the patience rules library.
 
-Modules: `server` (EngineConfig, start_server, main), `servicer` (the RPCs),
-`codec` (rules State <-> GameState and views), `sealing` (HMAC seals),
-`errors` (reason codes), `client` (EngineClient, SyncEngineClient).
+Modules, each with one job:
+- `server`: EngineConfig (from the environment), start_server, the worker supervisor,
+  the `patience-engine` entry point;
+- `servicer`: the Engine RPCs;
+- `codec`: GameState bytes and Move messages to and from the rules library's values;
+- `views`: the player's view and the variant descriptions;
+- `wire`: the protobuf bytes the hot path writes directly;
+- `memo`: bounded tables of remembered results;
+- `sealing`: HMAC-SHA256 seals on states;
+- `errors`: the error reasons of docs/errors.md;
+- `client`: EngineClient (async) and SyncEngineClient (blocking).
 """
