@@ -438,7 +438,6 @@ deal_numbers = st.one_of(
     st.integers(min_value=0, max_value=31999),
     st.integers(min_value=32000, max_value=10**20),
 )
-variant_ids = st.sampled_from(VARIANT_IDS)
 
 
 @dataclass(frozen=True)
@@ -492,11 +491,6 @@ def random_moves(state: State, rng: random.Random, count: int) -> list[Move]:
         else:
             moves.append(rng.choice([Move.deal(), Move.redeal()]))
     return moves
-
-
-@pytest.fixture(params=VARIANT_IDS)
-def variant_id(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
 
 
 def check_lucie_redeal(state: State) -> State:
