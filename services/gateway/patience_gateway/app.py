@@ -49,9 +49,10 @@ _HTTP_STATUS_CODES = {
 def open_redis(settings: Settings) -> Redis:
     # No automatic retries: a write whose reply was lost must not be sent twice
     # blindly. The client sees 503 and retries with its Idempotency-Key instead.
+    # No socket timeout either: GameStore puts one deadline on each call instead.
     return Redis.from_url(
         settings.redis_url,
-        socket_timeout=settings.redis_timeout_seconds,
+        socket_timeout=None,
         socket_connect_timeout=settings.redis_timeout_seconds,
         retry=Retry(NoBackoff(), 0),
     )
@@ -69,7 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.engine = engine
         app.state.service = GameService(
             engine,
-            GameStore(redis, settings.game_ttl_seconds),
+            GameStore(redis, settings.game_ttl_seconds, settings.redis_timeout_seconds),
             retry_after=settings.retry_after_seconds,
             on_move_applied=metrics.move_applied,
         )

@@ -19,19 +19,23 @@ Every key gets the time to live again on every use. The scripts are in
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from redis import exceptions as redis_errors
 from redis.asyncio import Redis
+from redis.commands.core import AsyncScript
 
 from patience_gateway import redis_scripts
 
 
-def game_keys(game_id: str) -> list[str]:
-    base = f"game:{{{game_id}}}:"
-    return [base + "data", base + "moves", base + "redo", base + "idem"]
+def game_keys(game_id: str) -> list[bytes]:
+    # bytes throughout: redis-py passes bytes through without re-encoding them
+    base = f"game:{{{game_id}}}:".encode()
+    return [base + b"data", base + b"moves", base + b"redo", base + b"idem"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +96,18 @@ def _answer(raw: Any) -> StoredAnswer | None:
 
 
 class GameStore:
-    """Reads and writes games; every method is one Redis round trip."""
+    """Reads and writes games; every method is one Redis round trip.
 
-    def __init__(self, redis: Redis, ttl_seconds: int) -> None:
+    Each call runs under one deadline of its own (`timeout_seconds`). The Redis client
+    is meant to be opened without a socket timeout: redis-py enforces that with an
+    extra task per command (asyncio.wait_for), which costs more on the move path
+    than the rest of the Redis call.
+    """
+
+    def __init__(self, redis: Redis, ttl_seconds: int, timeout_seconds: float = 2.0) -> None:
         self.redis = redis
-        self._ttl_ms = ttl_seconds * 1000
+        self._ttl_ms = str(ttl_seconds * 1000).encode()
+        self._timeout = timeout_seconds
         script = redis.register_script
         self._load_state = script(redis_scripts.LOAD_STATE)
         self._load_undo = script(redis_scripts.LOAD_FOR_UNDO)
@@ -109,6 +120,13 @@ class GameStore:
             "undo": script(redis_scripts.COMMIT_UNDO),
             "redo": script(redis_scripts.COMMIT_REDO),
         }
+
+    async def _run(self, script: AsyncScript, game_id: str, args: list[Any]) -> Any:
+        try:
+            async with asyncio.timeout(self._timeout):
+                return await script(keys=game_keys(game_id), args=args)
+        except TimeoutError:
+            raise redis_errors.TimeoutError("Redis did not answer in time") from None
 
     async def create(
         self,
@@ -145,34 +163,32 @@ class GameStore:
             "created",
             int(time.time()),
         ]
-        created = await self._create(keys=game_keys(game_id), args=[self._ttl_ms, *fields])
+        created = await self._run(self._create, game_id, [self._ttl_ms, *fields])
         return bool(created)
 
     async def load(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
-        reply = await self._load_state(
-            keys=game_keys(game_id), args=[self._ttl_ms, idempotency_key]
-        )
+        reply = await self._run(self._load_state, game_id, [self._ttl_ms, idempotency_key.encode()])
         if reply is None:
             return None
         state, version, token, answer = reply
         return Loaded(state, int(version), token, _answer(answer))
 
     async def load_for_undo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
-        reply = await self._load_undo(keys=game_keys(game_id), args=[self._ttl_ms, idempotency_key])
+        reply = await self._run(self._load_undo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
         initial, version, token, answer, moves = reply
         return Loaded(initial, int(version), token, _answer(answer), moves=moves)
 
     async def load_for_redo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
-        reply = await self._load_redo(keys=game_keys(game_id), args=[self._ttl_ms, idempotency_key])
+        reply = await self._run(self._load_redo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
         state, version, token, answer, next_redo = reply
         return Loaded(state, int(version), token, _answer(answer), next_redo=next_redo)
 
     async def load_history(self, game_id: str) -> HistoryRecord | None:
-        reply = await self._load_history(keys=game_keys(game_id), args=[self._ttl_ms])
+        reply = await self._run(self._load_history, game_id, [self._ttl_ms])
         if reply is None:
             return None
         version, token, variant, options, deal, secret, status, moves, redo = reply
@@ -202,17 +218,17 @@ class GameStore:
     ) -> CommitResult:
         """Compare-and-set for `operation` (move, undo or redo): applied only if the
         game is still at `expected_version`, together with the idempotency record."""
-        args: list[bytes | str | int] = [
-            expected_version,
+        args: list[bytes] = [
+            str(expected_version).encode(),
             state,
-            status,
+            status.encode(),
             self._ttl_ms,
-            idempotency_key,
+            idempotency_key.encode(),
             answer.encode() if answer is not None else b"",
         ]
         if operation == "move":
-            args.append(move)
-        reply = await self._commits[operation](keys=game_keys(game_id), args=args)
+            args.append(move.encode())
+        reply = await self._run(self._commits[operation], game_id, args)
         outcome = reply[0].decode()
         if outcome in ("ok", "stale"):
             return CommitResult(outcome, version=int(reply[1]))
@@ -222,6 +238,6 @@ class GameStore:
 
     async def delete(self, game_id: str, expected_version: int | None) -> CommitResult:
         expected = "" if expected_version is None else str(expected_version)
-        reply = await self._delete(keys=game_keys(game_id), args=[expected])
+        reply = await self._run(self._delete, game_id, [expected])
         outcome = reply[0].decode()
         return CommitResult(outcome, version=int(reply[1]) if outcome == "stale" else 0)

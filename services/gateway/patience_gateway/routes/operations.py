@@ -26,10 +26,11 @@ async def livez() -> JSONResponse:
     return JSONResponse({"status": "ok", "checks": {}})
 
 
-async def _redis_ok(redis: Redis) -> bool:
+async def _redis_ok(redis: Redis, timeout: float) -> bool:
     try:
-        return bool(await redis.ping())
-    except STORAGE_DOWN:
+        async with asyncio.timeout(timeout):
+            return bool(await redis.ping())
+    except (*STORAGE_DOWN, TimeoutError):  # type: ignore[misc]
         return False
 
 
@@ -45,7 +46,9 @@ async def _redis_ok(redis: Redis) -> bool:
 async def readyz(request: Request) -> JSONResponse:
     state = request.app.state
     engine: EngineClient = state.engine
-    redis_ok, engine_ok = await asyncio.gather(_redis_ok(state.redis), engine.health())
+    redis_ok, engine_ok = await asyncio.gather(
+        _redis_ok(state.redis, state.settings.redis_timeout_seconds), engine.health()
+    )
     retry = {"Retry-After": str(state.settings.retry_after_seconds)}
     if not redis_ok:
         raise ProblemError("storage-unavailable", "Redis does not answer PING", headers=retry)
