@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from patience_engine.client import EngineClient
+from patience_gateway.service import ENGINE_BATCH_LIMIT
 
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import (
@@ -110,3 +111,20 @@ async def test_a_random_deal_stays_hidden_while_playing(gateway: Gateway) -> Non
     assert (await gateway.history(game))["deal"] is None
     chosen = await gateway.create("bisley", deal=5)
     assert (await gateway.history(chosen))["deal"] == "5"
+
+
+async def test_undo_of_a_history_longer_than_one_engine_batch(gateway: Gateway) -> None:
+    service = gateway.app.state.service
+    game = await gateway.create("bisley", deal=42)
+    views = [game.created]
+    for turn in range(7):
+        response = await gateway.move(game, views[-1]["legal_moves"][turn % 2])
+        assert response.status_code == 200, response.text
+        views.append(response.json())
+    service.replay_batch = 2  # the replay of six moves takes three engine calls
+    try:
+        undone = await gateway.undo(game)
+    finally:
+        service.replay_batch = ENGINE_BATCH_LIMIT
+    assert undone.status_code == 200, undone.text
+    assert view_without_identity(undone.json()) == view_without_identity(views[-2])

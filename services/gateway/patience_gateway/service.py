@@ -36,6 +36,8 @@ log = logging.getLogger("patience_gateway")
 
 MAX_DEAL = 10**20
 MAX_IDEMPOTENCY_KEY = 255
+# The most moves the engine applies in one ApplyMoves call (docs/errors.md, TOO_MANY_MOVES).
+ENGINE_BATCH_LIMIT = 10_000
 
 
 @dataclass(slots=True)
@@ -97,6 +99,7 @@ class GameService:
         self.store = store
         self.retry_after = retry_after
         self.on_move_applied = on_move_applied
+        self.replay_batch = ENGINE_BATCH_LIMIT
 
     # ------------------------------------------------------------------ helpers
 
@@ -246,13 +249,22 @@ class GameService:
         # Replaying from the deal keeps the hidden stock exactly as it was dealt.
         earlier = [m.decode() for m in loaded.moves[:-1]]
         try:
-            reply = await self.engine.apply_moves(
-                game_pb2.SealedState.FromString(loaded.state), earlier
-            )
+            reply = await self._replay(game_pb2.SealedState.FromString(loaded.state), earlier)
         except EngineError as error:
             raise self._replay_problem(error) from None
         body = views.game_json(game_id, loaded.version + 1, reply.view)
         return await self._commit("undo", game_id, loaded, reply, if_match, key, print_, body)
+
+    async def _replay(
+        self, state: game_pb2.SealedState, moves: list[str]
+    ) -> engine_pb2.GameResponse:
+        """The state after `moves` from `state`: one engine call, or a few for a history
+        longer than the engine takes in one batch."""
+        reply = await self.engine.apply_moves(state, moves[: self.replay_batch])
+        for start in range(self.replay_batch, len(moves), self.replay_batch):
+            batch = moves[start : start + self.replay_batch]
+            reply = await self.engine.apply_moves(reply.state, batch)
+        return reply
 
     async def redo(
         self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
