@@ -39,21 +39,40 @@ class Player(FastHttpUser):
         self.moves = []
         self.new_game()
 
-    def _remember(self, response: Any, body: dict[str, Any] | None) -> None:
-        self.etag = response.headers.get("etag") or self.etag
-        if body is not None:
+    def _read(self, r: Any, what: str, expected: int) -> dict[str, Any] | None:
+        """The answer's JSON when it has the expected status; otherwise (or when it
+        cannot be read) the request is marked failed and None is returned."""
+        if r.status_code != expected:
+            r.failure(f"{what}: {r.status_code} {(r.text or '')[:200]}")
+            return None
+        try:
+            data: dict[str, Any] = r.json()
+        except ValueError as exc:
+            r.failure(f"{what}: unreadable answer: {exc}")
+            return None
+        return data
+
+    def _remember(self, r: Any, what: str, body: dict[str, Any]) -> None:
+        """Keep the ETag and the legal moves of an answer about the current game."""
+        try:
             self.moves = legal_moves_of(body)
+        except (KeyError, TypeError) as exc:
+            r.failure(f"{what}: unexpected answer: {exc!r}")
+            self.moves = []
+        self.etag = r.headers.get("etag") or self.etag
 
     @task(1)
     def new_game(self) -> None:
         body = new_game_body(random.choice(VARIANTS))
         with self.client.post(GAMES, json=body, name="create game", catch_response=True) as r:
-            if r.status_code != 201:
-                r.failure(f"create: {r.status_code} {(r.text or '')[:200]}")
+            data = self._read(r, "create", 201)
+            if data is None:
                 return
-            data = r.json()
+            if "id" not in data or "token" not in data:
+                r.failure(f"create: no id or token in {str(data)[:200]}")
+                return
             self.game_id, self.token = data["id"], data["token"]
-            self._remember(r, data)
+            self._remember(r, "create", data)
 
     @task(3)
     def view(self) -> None:
@@ -61,10 +80,9 @@ class Player(FastHttpUser):
         with self.client.get(
             path, headers=self._headers(), name="view game", catch_response=True
         ) as r:
-            if r.status_code != 200:
-                r.failure(f"view: {r.status_code} {(r.text or '')[:200]}")
-                return
-            self._remember(r, r.json())
+            data = self._read(r, "view", 200)
+            if data is not None:
+                self._remember(r, "view", data)
 
     @task(3)
     def list_moves(self) -> None:
@@ -72,10 +90,9 @@ class Player(FastHttpUser):
         with self.client.get(
             path, headers=self._headers(), name="legal moves", catch_response=True
         ) as r:
-            if r.status_code != 200:
-                r.failure(f"legal moves: {r.status_code} {(r.text or '')[:200]}")
-                return
-            self.moves = legal_moves_of(r.json())
+            data = self._read(r, "legal moves", 200)
+            if data is not None:
+                self._remember(r, "legal moves", data)
 
     @task(6)
     def move(self) -> None:
@@ -88,19 +105,18 @@ class Player(FastHttpUser):
         with self.client.post(
             path, json=body, headers=headers, name="move", catch_response=True
         ) as r:
-            if r.status_code != 200:
-                r.failure(f"move: {r.status_code} {(r.text or '')[:200]}")
-                return
-            self._remember(r, r.json())
+            data = self._read(r, "move", 200)
+            if data is not None:
+                self._remember(r, "move", data)
 
     @task(1)
     def undo(self) -> None:
         path = f"{GAMES}/{self.game_id}/undo"
         headers = self._headers(if_match=True)
         with self.client.post(path, headers=headers, name="undo", catch_response=True) as r:
-            if r.status_code == 200:
-                self._remember(r, r.json())
-            elif r.status_code == 409 and '"nothing-to-undo"' in (r.text or ""):
+            if r.status_code == 409 and '"nothing-to-undo"' in (r.text or ""):
                 r.success()  # at the deal: a correct answer, not a failure
-            else:
-                r.failure(f"undo: {r.status_code} {(r.text or '')[:200]}")
+                return
+            data = self._read(r, "undo", 200)
+            if data is not None:
+                self._remember(r, "undo", data)
