@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 from patience_gateway import models
 
@@ -241,7 +243,7 @@ async def test_chunked_body_too_large_is_refused_before_it_is_all_read(gateway: 
     chunks = 100 * limit // len(chunk)
     sent = 0
 
-    async def body():  # type: ignore[no-untyped-def]
+    async def body() -> AsyncIterator[bytes]:
         nonlocal sent
         yield b'{"move": "deal",'
         for _ in range(chunks):
@@ -265,7 +267,10 @@ async def test_idempotency_key_must_be_printable(gateway: Gateway) -> None:
         response = await gateway.http.post(
             f"/v1/games/{game.id}/moves",
             json={"move": notation},
-            headers={**game.auth(), "Idempotency-Key": key},  # type: ignore[dict-item]
+            headers=[
+                (b"Authorization", game.auth()["Authorization"].encode()),
+                (b"Idempotency-Key", key),
+            ],
         )
         assert_problem(response, 400, "malformed-header")
 

@@ -141,7 +141,7 @@ async def test_every_use_renews_the_time_to_live(gateway: Gateway, redis: aiored
     assert (await gateway.move(game, await _next_move(gateway, game))).is_success
     assert (await gateway.undo(game)).is_success
     keys = game_keys(game.id)
-    uses = [
+    uses: list[Callable[[], Awaitable[object]]] = [
         lambda: gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
         lambda: gateway.http.get(f"/v1/games/{game.id}/history", headers=game.auth()),
         lambda: gateway.http.get(f"/v1/games/{game.id}/legal-moves", headers=game.auth()),

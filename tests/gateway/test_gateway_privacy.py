@@ -71,7 +71,7 @@ async def _all_reads(gateway: Gateway, game: GameHandle) -> list[httpx.Response]
 
 def _pick(view: dict[str, Any], turn: int) -> str:
     """Deal often, so that the stock is turned and the waste fills."""
-    legal = view["legal_moves"]
+    legal: list[str] = view["legal_moves"]
     if "deal" in legal and turn % 3 != 2:
         return "deal"
     return legal[turn % len(legal)]
@@ -108,7 +108,9 @@ async def test_napoleon_views_never_show_the_stock(gateway: Gateway) -> None:
 
 async def test_random_deal_number_never_leaks(gateway: Gateway, redis: aioredis.Redis) -> None:
     game = await gateway.create(NAPOLEON)
-    deal = (await redis.hget(game_keys(game.id)[0], "deal") or b"").decode()
+    stored = await redis.hget(game_keys(game.id)[0], "deal")
+    assert isinstance(stored, bytes)
+    deal = stored.decode()
     assert len(deal) >= 10
     texts = [json.dumps(game.created, separators=(",", ":"))]
     view = game.created

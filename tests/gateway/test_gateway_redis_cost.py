@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -61,15 +62,13 @@ async def test_a_move_is_one_read_and_one_write(gateway: Gateway, redis: aioredi
         view = await gateway.view(game)
         notation = view["legal_moves"][0]
         # with an Idempotency-Key: its lookup rides on the read, its record on the write
-        sent, inner = await watch(
-            redis, lambda n=notation, k=f"k{turn}": gateway.move(game, n, key=k)
-        )
+        sent, inner = await watch(redis, partial(gateway.move, game, notation, key=f"k{turn}"))
         assert names(sent) == ["EVALSHA", "EVALSHA"], sent
         assert set(names(inner)) <= MOVE_INNER_COMMANDS, inner
         assert names(inner).count("HGET") >= 2  # the record, looked up on read and write
         view = await gateway.view(game)
         notation = view["legal_moves"][0]
-        sent, inner = await watch(redis, lambda n=notation: gateway.move(game, n))
+        sent, inner = await watch(redis, partial(gateway.move, game, notation))
         assert names(sent) == ["EVALSHA", "EVALSHA"], sent
         assert set(names(inner)) <= MOVE_INNER_COMMANDS, inner
         costs.append(sum(len(line) for line in sent))

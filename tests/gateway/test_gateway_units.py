@@ -1,0 +1,125 @@
+"""The gateway's small pieces on their own: settings, entity tags, deal numbers,
+stored answers, ids and tokens."""
+
+from __future__ import annotations
+
+import pytest
+from patience_gateway.models import MoveRequest
+from patience_gateway.preconditions import etag, matches, none_match, require_match
+from patience_gateway.problems import ProblemError
+from patience_gateway.security import (
+    bearer_token,
+    check_token,
+    is_game_id,
+    new_game_id,
+    new_token,
+    token_digest,
+)
+from patience_gateway.service import check_idempotency_key, deal_text, fingerprint
+from patience_gateway.settings import Settings, SettingsError
+from patience_gateway.store import StoredAnswer, game_keys
+
+
+def test_settings_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            "REDIS_URL": "redis://r:1/2",
+            "ENGINE_ADDR": "dns:///engine:50051",
+            "GAME_TTL_SECONDS": "60",
+            "MAX_BODY_BYTES": "1000",
+            "GATEWAY_HOST": "0.0.0.0",
+            "GATEWAY_PORT": "9000",
+            "LOG_LEVEL": "DEBUG",
+        }
+    )
+    assert (settings.redis_url, settings.engine_addr) == ("redis://r:1/2", "dns:///engine:50051")
+    assert (settings.game_ttl_seconds, settings.max_body_bytes) == (60, 1000)
+    assert (settings.host, settings.port, settings.log_level) == ("0.0.0.0", 9000, "debug")
+    defaults = Settings.from_env({})
+    assert defaults.game_ttl_seconds == 604800 and defaults.max_body_bytes == 65536
+    assert (defaults.host, defaults.port) == ("127.0.0.1", 8000)
+    assert defaults.engine_addr == "127.0.0.1:50051"
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "ten", "1.5"])
+def test_settings_refuse_bad_numbers(value: str) -> None:
+    with pytest.raises(SettingsError, match="GAME_TTL_SECONDS"):
+        Settings.from_env({"GAME_TTL_SECONDS": value})
+
+
+def test_if_match_forms() -> None:
+    assert etag(7) == '"7"'
+    assert matches('"7"', 7) and matches("7", 7) and matches("*", 7)
+    assert matches('"5", "7"', 7) and matches(' "7" ', 7)
+    assert not matches('"6"', 7) and not matches('W/"7"', 7) and not matches("", 7)
+    assert not matches('"7x"', 7) and not matches("abc", 7)
+    require_match(None, 3)
+    require_match('"3"', 3)
+    with pytest.raises(ProblemError) as raised:
+        require_match('"2"', 3)
+    assert raised.value.kind.code == "stale-version" and raised.value.headers["ETag"] == '"3"'
+
+
+def test_if_none_match_uses_the_weak_comparison() -> None:
+    assert none_match('"4"', 4) and none_match('W/"4"', 4) and none_match("*", 4)
+    assert not none_match('"3"', 4) and not none_match(None, 4)
+
+
+@pytest.mark.parametrize(
+    ("deal", "text"),
+    [(None, None), (0, "0"), ("0", "0"), ("007", "7"), (10**20, str(10**20))],
+)
+def test_deal_numbers(deal: int | str | None, text: str | None) -> None:
+    assert deal_text(deal) == text
+
+
+@pytest.mark.parametrize("deal", [-1, 10**20 + 1, "", "-3", "1_000", "١٢", "9" * 22, "+5"])
+def test_bad_deal_numbers(deal: int | str) -> None:
+    with pytest.raises(ProblemError) as raised:
+        deal_text(deal)
+    assert raised.value.kind.code == "invalid-deal"
+
+
+def test_idempotency_keys() -> None:
+    assert check_idempotency_key(None) == ""
+    assert check_idempotency_key("a-b_c.1 2") == "a-b_c.1 2"
+    for bad in ("", "x" * 256, "caf\u00e9", "line\nbreak"):
+        with pytest.raises(ProblemError):
+            check_idempotency_key(bad)
+
+
+def test_fingerprints_tell_requests_apart() -> None:
+    move = MoveRequest(move="t1-f1")
+    assert fingerprint("move", move) == fingerprint("move", MoveRequest(move="t1-f1"))
+    assert fingerprint("move", move) != fingerprint("move", MoveRequest(move="t2-f1"))
+    assert fingerprint("undo", None) != fingerprint("redo", None)
+    structured = MoveRequest(kind="transfer", source="t1", target="f1")
+    assert fingerprint("move", structured) != fingerprint("move", move)
+
+
+def test_stored_answers_round_trip() -> None:
+    answer = StoredAnswer("ab12", 200, '"9"', b'{"a":"line\\nbreak"}\n{')
+    assert StoredAnswer.decode(answer.encode()) == answer
+
+
+def test_keys_share_one_hash_tag() -> None:
+    keys = game_keys("abc")
+    assert keys == [b"game:{abc}:data", b"game:{abc}:moves", b"game:{abc}:redo", b"game:{abc}:idem"]
+
+
+def test_ids_and_tokens() -> None:
+    ids = {new_game_id() for _ in range(1000)}
+    assert len(ids) == 1000 and all(is_game_id(i) for i in ids)
+    assert not is_game_id("short") and not is_game_id("a" * 23 + "/")
+    token = new_token()
+    assert len(token) >= 43  # 256 bits
+    check_token(token, token_digest(token))
+    with pytest.raises(ProblemError) as raised:
+        check_token(token + "x", token_digest(token))
+    assert raised.value.kind.code == "bad-token"
+    assert bearer_token(f"Bearer {token}") == token
+    assert bearer_token(f"bearer   {token}") == token
+    for header in (None, "", "Bearer", "Bearer ", f"Basic {token}", token):
+        with pytest.raises(ProblemError) as raised:
+            bearer_token(header)
+        assert raised.value.kind.code == "missing-token"
