@@ -32,6 +32,8 @@ from bench.settings import Settings
 from bench.stats import CpuMeter, Measurement, alternate, closed_loop
 
 GOAL_RATIO = 0.80
+# a deadline on every call (the same for both RPCs), so a stalled server cannot hang
+CALL_TIMEOUT = 30.0
 
 
 def _channels(target: str, count: int) -> list[grpc.aio.Channel]:
@@ -75,7 +77,9 @@ class EnginePlayers:
             deal=str(self.plan.deal),
             moves=[game_pb2.Move(notation=notation) for notation in self.plan.prefix],
         )
-        games = await asyncio.gather(*(self.stubs[0].NewGame(request) for _ in range(callers)))
+        games = await asyncio.gather(
+            *(self.stubs[0].NewGame(request, timeout=CALL_TIMEOUT) for _ in range(callers))
+        )
         self.states = [game.state for game in games]
         self.steps = [0] * callers
         self.calls = [0] * callers
@@ -86,7 +90,7 @@ class EnginePlayers:
         request = engine_pb2.ApplyMoveRequest(
             state=self.states[caller], move=self.cycle[self.steps[caller]]
         )
-        reply = await stub.ApplyMove(request)
+        reply = await stub.ApplyMove(request, timeout=CALL_TIMEOUT)
         self.states[caller] = reply.state
         self.steps[caller] ^= 1
 
@@ -107,7 +111,8 @@ async def measure_engine(engine: EngineProcess, settings: Settings) -> dict[str,
             await players.apply(worker)
 
         async def empty_call(worker: int) -> object:
-            return await health_stubs[worker % len(health_stubs)].Check(empty)
+            stub = health_stubs[worker % len(health_stubs)]
+            return await stub.Check(empty, timeout=CALL_TIMEOUT)
 
         def run(call: Callable[[int], Awaitable[object]]) -> Callable[[], Awaitable[Measurement]]:
             return lambda: closed_loop(

@@ -106,7 +106,9 @@ class Players:
 
 
 async def redis_round_trip(url: str, settings: Settings, cpu: CpuMeter) -> dict[str, Measurement]:
-    client = aioredis.from_url(url, max_connections=settings.gateway_concurrency)
+    client = aioredis.from_url(
+        url, max_connections=settings.gateway_concurrency, socket_timeout=30.0
+    )
     try:
         await client.ping()
 

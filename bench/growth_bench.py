@@ -49,7 +49,7 @@ class Growth:
 async def game_memory(redis_url: str, game_id: str) -> tuple[int, int]:
     """(number of keys, bytes) of every Redis key that names the game: the gateway
     puts the game id in a hash tag, `{<id>}`, in each of the game's keys."""
-    client = aioredis.from_url(redis_url)
+    client = aioredis.from_url(redis_url, socket_timeout=30.0)
     try:
         keys = [key async for key in client.scan_iter(match=f"*{{{game_id}}}*", count=1000)]
         total = 0

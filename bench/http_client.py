@@ -19,6 +19,9 @@ from urllib.parse import urlsplit
 
 import httptools
 
+# no request of the bench should take this long; past it the call fails
+REQUEST_TIMEOUT = 30.0
+
 
 @dataclass
 class Response:
@@ -94,12 +97,13 @@ class Connection:
         for name, value in (headers or {}).items():
             lines.append(f"{name}: {value}")
         raw = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + payload
-        try:
-            response = await self._round_trip(raw)
-        except (ConnectionError, asyncio.IncompleteReadError):
-            # the server closed an idle keep-alive connection: one fresh try
-            await self.close()
-            response = await self._round_trip(raw)
+        async with asyncio.timeout(REQUEST_TIMEOUT):
+            try:
+                response = await self._round_trip(raw)
+            except (ConnectionError, asyncio.IncompleteReadError):
+                # the server closed an idle keep-alive connection: one fresh try
+                await self.close()
+                response = await self._round_trip(raw)
         if expect and response.status not in expect:
             raise HttpError(method, path, response)
         return response

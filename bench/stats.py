@@ -139,6 +139,9 @@ class Measurement:
 
 Call = Callable[[int], Awaitable[object]]
 
+# how long calls in flight at the end of a window may take before they are abandoned
+DRAIN_SECONDS = 30.0
+
 
 async def closed_loop(
     call: Call,
@@ -147,26 +150,21 @@ async def closed_loop(
     duration: float,
     warmup: float = 0.0,
     cpu: CpuMeter | None = None,
-    max_calls: int | None = None,
 ) -> Measurement:
     """Run `call(worker_index)` from `concurrency` workers for `warmup` then `duration`
-    seconds; only calls started inside the measured window count. Stops early after
-    `max_calls` measured calls when given. An exception counts as an error."""
+    seconds; only calls started inside the measured window count, and an exception
+    counts as an error. Calls still running DRAIN_SECONDS after the window are
+    cancelled and counted as errors, so a stalled server cannot hang the bench."""
     measuring = False
     stopping = False
     latencies: list[float] = []
     errors = 0
     first_error = ""
-    started_in_window = 0
 
     async def worker(index: int) -> None:
-        nonlocal errors, first_error, started_in_window
+        nonlocal errors, first_error
         while not stopping:
             counted = measuring
-            if counted:
-                started_in_window += 1
-                if max_calls is not None and started_in_window > max_calls:
-                    return
             began = time.perf_counter()
             try:
                 await call(index)
@@ -191,7 +189,13 @@ async def closed_loop(
         await _sleep_or_all_done(tasks, duration)
         stopping = True
         measuring = False
-        await asyncio.gather(*tasks)
+        _, stalled = await asyncio.wait(tasks, timeout=DRAIN_SECONDS)
+        if stalled:
+            errors += len(stalled)
+            first_error = (
+                first_error
+                or f"{len(stalled)} call(s) still running {DRAIN_SECONDS:g} s after the window"
+            )
         elapsed = time.perf_counter() - window_start
         client_cpu = time.process_time() - client_before
         cpu_after = cpu.by_name() if cpu else {}
