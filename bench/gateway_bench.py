@@ -222,9 +222,14 @@ def write_gateway(
         report.figure(f"redis.{key}.p50_ms", m.p50_ms)
     ratio = side["gateway"].rate / side["bare"].rate if side["bare"].rate else None
     goal = " (goal met)" if ratio is not None and ratio >= GOAL_RATIO else " (goal not met)"
+    gateway_cpu, bare_cpu = (side[n].server_cpu_us_per_call for n in ("gateway", "bare"))
+    cpu_ratio = bare_cpu / gateway_cpu if gateway_cpu and bare_cpu is not None else None
     section.note(
         f"Gateway moves / bare endpoint: **{pct(ratio)}**{goal}; goal >= {GOAL_RATIO:.0%}."
+        f" By server CPU per request (bare / gateway, the ratio of rates if the servers"
+        f" alone were the bottleneck): {pct(cpu_ratio)}."
     )
+    report.figure("gateway.cpu_ratio", cpu_ratio)
     report.figure("gateway.ratio", ratio)
     split = []
     for name, m in (("gateway", side["gateway"]), ("bare", side["bare"])):
