@@ -8,6 +8,9 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
+import redis.asyncio as aioredis
+from patience_gateway.store import game_keys
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
 
@@ -173,3 +176,26 @@ async def test_undo_and_redo_retries_apply_once(gateway: Gateway) -> None:
     assert redo1.status_code == redo2.status_code == 200 and redo1.content == redo2.content
     history = await gateway.history(game)
     assert (history["moves"], history["position"]) == ([first, second], 2)
+
+
+async def test_a_game_keeps_the_answers_of_its_latest_keys(
+    gateway: Gateway, redis: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = gateway.app.state.service.store
+    monkeypatch.setattr(store, "_max_answers", b"3")
+    game = await gateway.create("bisley", deal=29)
+    view = game.created
+    notation = ""
+    response: httpx.Response | None = None
+    for turn in range(5):
+        notation = view["legal_moves"][0]
+        key = {"Idempotency-Key": f"k{turn}"}
+        response = await _post_move(gateway, game, notation, **key)
+        assert response.status_code == 200, response.text
+        view = response.json()
+    assert response is not None
+    records, order = game_keys(game.id)[3:]
+    assert sorted(await redis.hkeys(records)) == [b"k2", b"k3", b"k4"]
+    assert await redis.lrange(order, 0, -1) == [b"k2", b"k3", b"k4"]
+    retried = await _post_move(gateway, game, notation, **{"Idempotency-Key": "k4"})
+    assert retried.content == response.content  # still answered from its record

@@ -104,7 +104,13 @@ def test_stored_answers_round_trip() -> None:
 
 def test_keys_share_one_hash_tag() -> None:
     keys = game_keys("abc")
-    assert keys == [b"game:{abc}:data", b"game:{abc}:moves", b"game:{abc}:redo", b"game:{abc}:idem"]
+    assert keys == [
+        b"game:{abc}:data",
+        b"game:{abc}:moves",
+        b"game:{abc}:redo",
+        b"game:{abc}:idem",
+        b"game:{abc}:idemq",
+    ]
 
 
 def test_ids_and_tokens() -> None:

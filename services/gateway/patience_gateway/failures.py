@@ -31,6 +31,7 @@ STORAGE_DOWN: tuple[type[Exception], ...] = (
     redis_errors.ConnectionError,  # includes BusyLoadingError (still loading its data)
     redis_errors.TimeoutError,
     redis_errors.ReadOnlyError,  # a replica, e.g. during a failover
+    redis_errors.OutOfMemoryError,  # maxmemory reached: no writes until space is freed
     redis_errors.TryAgainError,
     redis_errors.ClusterDownError,
     ConnectionError,

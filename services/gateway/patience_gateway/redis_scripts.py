@@ -1,7 +1,7 @@
 """The Lua scripts that read and write a game in Redis.
 
 Every script names all the keys it touches in KEYS, always in the order
-`data, moves, redo, idem` (see `store.game_keys`); the keys share the game id as a
+`data, moves, redo, idem, idem_order` (see `store.game_keys`); the keys share the game id as a
 hash tag, so they live in one Redis Cluster slot and a script may use them all.
 
 Reads are scripts too, so that one round trip fetches what an operation needs
@@ -95,13 +95,14 @@ DELETE = """
 local v = redis.call('HGET', KEYS[1], 'version')
 if not v then return {'gone'} end
 if ARGV[1] ~= '' and v ~= ARGV[1] then return {'stale', v} end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
 return {'ok'}
 """
 
 # The compare-and-set writes. ARGV: [1] expected version, [2] new state,
 # [3] new status, [4] ttl_ms, [5] idempotency key ('' for none), [6] the answer to
-# store under it, [7] the move (moves only).
+# store under it, [7] how many answers a game keeps (the oldest goes first),
+# [8] the move (moves only).
 # Returns {'ok', new_version}, {'idem', record} (the key was used meanwhile),
 # {'gone'}, {'stale', version} or {'empty'} (nothing to undo / redo).
 _CAS_CHECK = (
@@ -120,7 +121,12 @@ if v ~= ARGV[1] then return {'stale', v} end
 _CAS_COMMIT = """
 local nv = tostring(tonumber(v) + 1)
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', nv, 'status', ARGV[3])
-if ARGV[5] ~= '' then redis.call('HSET', KEYS[4], ARGV[5], ARGV[6]) end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[5], ARGV[6])
+  if redis.call('RPUSH', KEYS[5], ARGV[5]) > tonumber(ARGV[7]) then
+    redis.call('HDEL', KEYS[4], redis.call('LPOP', KEYS[5]))
+  end
+end
 touch(ARGV[4])
 return {'ok', nv}
 """
@@ -129,7 +135,7 @@ return {'ok', nv}
 COMMIT_MOVE = (
     _CAS_CHECK
     + """
-redis.call('RPUSH', KEYS[2], ARGV[7])
+redis.call('RPUSH', KEYS[2], ARGV[8])
 redis.call('DEL', KEYS[3])
 """
     + _CAS_COMMIT

@@ -12,6 +12,9 @@ share a slot):
     game:{<id>}:moves  list   the moves applied since the deal, in notation
     game:{<id>}:redo   list   undone moves, the next one to redo first
     game:{<id>}:idem   hash   Idempotency-Key -> the first answer given for it
+    game:{<id>}:idemq  list   those keys, oldest first: a game keeps the answers of its
+                              last MAX_STORED_ANSWERS keyed requests, so that a client
+                              sending a key with every move does not grow it without end
 
 Every key gets the time to live again on every use. The scripts are in
 `redis_scripts`; each operation is one read script and at most one write script.
@@ -31,11 +34,13 @@ from redis.commands.core import AsyncScript
 
 from patience_gateway import redis_scripts
 
+MAX_STORED_ANSWERS = 32
+
 
 def game_keys(game_id: str) -> list[bytes]:
     # bytes throughout: redis-py passes bytes through without re-encoding them
     base = f"game:{{{game_id}}}:".encode()
-    return [base + b"data", base + b"moves", base + b"redo", base + b"idem"]
+    return [base + b"data", base + b"moves", base + b"redo", base + b"idem", base + b"idemq"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +113,7 @@ class GameStore:
         self.redis = redis
         self._ttl_ms = str(ttl_seconds * 1000).encode()
         self._timeout = timeout_seconds
+        self._max_answers = str(MAX_STORED_ANSWERS).encode()
         script = redis.register_script
         self._load_state = script(redis_scripts.LOAD_STATE)
         self._load_undo = script(redis_scripts.LOAD_FOR_UNDO)
@@ -225,6 +231,7 @@ class GameStore:
             self._ttl_ms,
             idempotency_key.encode(),
             answer.encode() if answer is not None else b"",
+            self._max_answers,
         ]
         if operation == "move":
             args.append(move.encode())

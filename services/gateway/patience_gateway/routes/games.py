@@ -52,7 +52,8 @@ _IDEMPOTENCY_KEY = {
     "description": "1..255 printable ASCII characters. A retry with the same key on the "
     "same game gets the first answer again (same status, body and ETag) instead of "
     "applying twice; the same key with a different request is refused (422 "
-    "`idempotency-key-reused`). Kept as long as the game.",
+    "`idempotency-key-reused`). A game keeps the answers of its latest 32 keyed "
+    "requests, for as long as the game.",
     "schema": {"type": "string", "example": "5b0c3f9e-move-12"},
 }
 _IF_NONE_MATCH = {
