@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from patience_engine.client import EngineClient, EngineError, EngineUnavailable
 from solitaire.v1 import engine_pb2, game_pb2
 
@@ -50,7 +51,13 @@ class Reply:
 
 
 def _json(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
+    # orjson: a tenth of the stdlib's time on a game view. It refuses what the stdlib
+    # writes escaped (a lone surrogate) or at all (an integer past 64 bits); the bodies
+    # built here hold neither, but such a body would still be answered, not failed.
+    try:
+        return orjson.dumps(body)
+    except orjson.JSONEncodeError:
+        return json.dumps(body, separators=(",", ":")).encode()
 
 
 def _stored_reply(answer: StoredAnswer) -> Reply:
