@@ -3,6 +3,8 @@ stored answers, ids and tokens."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from patience_gateway.models import MoveRequest
 from patience_gateway.preconditions import etag, matches, none_match, require_match
@@ -30,21 +32,25 @@ def test_settings_from_the_environment() -> None:
             "GATEWAY_HOST": "0.0.0.0",
             "GATEWAY_PORT": "9000",
             "LOG_LEVEL": "DEBUG",
+            "ENGINE_CHANNELS": "3",
         }
     )
     assert (settings.redis_url, settings.engine_addr) == ("redis://r:1/2", "dns:///engine:50051")
+    assert settings.engine_channels == 3
     assert (settings.game_ttl_seconds, settings.max_body_bytes) == (60, 1000)
     assert (settings.host, settings.port, settings.log_level) == ("0.0.0.0", 9000, "debug")
     defaults = Settings.from_env({})
     assert defaults.game_ttl_seconds == 604800 and defaults.max_body_bytes == 65536
     assert (defaults.host, defaults.port) == ("127.0.0.1", 8000)
     assert defaults.engine_addr == "127.0.0.1:50051"
+    assert defaults.engine_channels == max(2, os.cpu_count() or 1)
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "ten", "1.5"])
-def test_settings_refuse_bad_numbers(value: str) -> None:
-    with pytest.raises(SettingsError, match="GAME_TTL_SECONDS"):
-        Settings.from_env({"GAME_TTL_SECONDS": value})
+@pytest.mark.parametrize("name", ["GAME_TTL_SECONDS", "ENGINE_CHANNELS"])
+def test_settings_refuse_bad_numbers(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({name: value})
 
 
 def test_if_match_forms() -> None:

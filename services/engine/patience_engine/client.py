@@ -19,12 +19,19 @@ The channel balances calls over every address the target resolves to
 (`round_robin`), so `dns:///engine:50051` spreads over all replicas, and retries a
 call that found a replica unavailable: the engine is stateless, so every call is
 safe to repeat.
+
+`channels` opens that many channels, each with connections of its own, and takes
+them in turn call by call. One connection reaches one process of an engine whose
+ENGINE_WORKERS processes share a port (the kernel hands each new connection to one
+of them), so a client needs several to keep them all busy; every channel still
+balances over every replica.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -73,6 +80,9 @@ CHANNEL_OPTIONS: tuple[tuple[str, str | int], ...] = (
     ("grpc.service_config", _SERVICE_CONFIG),
     ("grpc.enable_retries", 1),
 )
+# Channels to the same target otherwise share their connections (gRPC's global
+# subchannel pool), and a pool of channels would still be one TCP connection.
+POOLED_CHANNEL_OPTIONS = (*CHANNEL_OPTIONS, ("grpc.use_local_subchannel_pool", 1))
 
 # gRPC reads a zero timeout as "no deadline" on some paths; a timeout of zero or less
 # means a deadline already passed, so it is sent as one firmly in the past.
@@ -146,15 +156,39 @@ def _new_game_request(
 _HEALTH_REQUEST = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
 
 
-class EngineClient:
-    """Asynchronous engine client over one grpc.aio channel."""
+def _channel_count(channels: int) -> int:
+    if channels < 1:
+        raise ValueError(f"channels must be at least 1, got {channels}")
+    return channels
 
-    def __init__(self, target: str, *, timeout: float = 5.0) -> None:
+
+def _options(channels: int) -> tuple[tuple[str, str | int], ...]:
+    return CHANNEL_OPTIONS if channels == 1 else POOLED_CHANNEL_OPTIONS
+
+
+class EngineClient:
+    """Asynchronous engine client over `channels` grpc.aio channels, taken in turn."""
+
+    def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
         self.target = target
         self.timeout = timeout
-        self._channel = aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-        self._stub = engine_pb2_grpc.EngineStub(self._channel)
-        self._health = health_pb2_grpc.HealthStub(self._channel)
+        options = _options(_channel_count(channels))
+        self._channels = [aio.insecure_channel(target, options=options) for _ in range(channels)]
+        self._stubs: Iterator[engine_pb2_grpc.EngineStub] = itertools.cycle(
+            [engine_pb2_grpc.EngineStub(channel) for channel in self._channels]
+        )
+        self._healths: Iterator[health_pb2_grpc.HealthStub] = itertools.cycle(
+            [health_pb2_grpc.HealthStub(channel) for channel in self._channels]
+        )
+
+    @property
+    def _stub(self) -> engine_pb2_grpc.EngineStub:
+        """The stub of the next channel in turn."""
+        return next(self._stubs)
+
+    @property
+    def _health(self) -> health_pb2_grpc.HealthStub:
+        return next(self._healths)
 
     async def __aenter__(self) -> Self:
         return self
@@ -168,7 +202,8 @@ class EngineClient:
         await self.close()
 
     async def close(self) -> None:
-        await self._channel.close()
+        for channel in self._channels:
+            await channel.close()
 
     async def _call(self, method: Any, request: Message) -> Any:
         try:
@@ -240,12 +275,26 @@ class EngineClient:
 class SyncEngineClient:
     """Blocking engine client, for scripts and examples; same methods as EngineClient."""
 
-    def __init__(self, target: str, *, timeout: float = 5.0) -> None:
+    def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
         self.target = target
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
-        self._stub = engine_pb2_grpc.EngineStub(self._channel)
-        self._health = health_pb2_grpc.HealthStub(self._channel)
+        options = _options(_channel_count(channels))
+        self._channels = [grpc.insecure_channel(target, options=options) for _ in range(channels)]
+        self._stubs: Iterator[engine_pb2_grpc.EngineStub] = itertools.cycle(
+            [engine_pb2_grpc.EngineStub(channel) for channel in self._channels]
+        )
+        self._healths: Iterator[health_pb2_grpc.HealthStub] = itertools.cycle(
+            [health_pb2_grpc.HealthStub(channel) for channel in self._channels]
+        )
+
+    @property
+    def _stub(self) -> engine_pb2_grpc.EngineStub:
+        """The stub of the next channel in turn."""
+        return next(self._stubs)
+
+    @property
+    def _health(self) -> health_pb2_grpc.HealthStub:
+        return next(self._healths)
 
     def __enter__(self) -> Self:
         return self
@@ -259,7 +308,8 @@ class SyncEngineClient:
         self.close()
 
     def close(self) -> None:
-        self._channel.close()
+        for channel in self._channels:
+            channel.close()
 
     def _call(self, method: Any, request: Message) -> Any:
         try:

@@ -1,5 +1,5 @@
 """The app factory: routes, error handling, middleware, and the connections that
-live as long as the app (one Redis pool, one gRPC channel)."""
+live as long as the app (one Redis pool, a few gRPC channels)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         redis = open_redis(settings)
-        engine = EngineClient(settings.engine_addr, timeout=settings.engine_timeout_seconds)
+        engine = EngineClient(
+            settings.engine_addr,
+            timeout=settings.engine_timeout_seconds,
+            channels=settings.engine_channels,
+        )
         app.state.redis = redis
         app.state.engine = engine
         app.state.service = GameService(

@@ -213,7 +213,11 @@ class GameService:
             request.move
             if request.move is not None
             else game_pb2.Move(
-                kind=game_pb2.Move.Kind.Value(request.kind.upper()) if request.kind else 0,
+                kind=(
+                    game_pb2.Move.Kind.Value(request.kind.upper())
+                    if request.kind
+                    else game_pb2.Move.KIND_UNSPECIFIED
+                ),
                 source=request.source or "",
                 target=request.target or "",
                 count=request.count or 0,

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+def default_engine_channels() -> int:
+    """One connection per core, two at least: each reaches one engine process
+    (see `patience_engine.client`), and ENGINE_WORKERS defaults to the cores too."""
+    return max(2, os.cpu_count() or 1)
 
 
 class SettingsError(ValueError):
@@ -30,6 +36,8 @@ class Settings:
 
     redis_url: str = "redis://127.0.0.1:6379/0"
     engine_addr: str = "127.0.0.1:50051"
+    # gRPC channels (each its own connections) the gateway spreads engine calls over.
+    engine_channels: int = field(default_factory=default_engine_channels)
     game_ttl_seconds: int = 604800
     max_body_bytes: int = 65536
     host: str = "127.0.0.1"
@@ -49,6 +57,7 @@ class Settings:
         return cls(
             redis_url=env.get("REDIS_URL") or defaults.redis_url,
             engine_addr=env.get("ENGINE_ADDR") or defaults.engine_addr,
+            engine_channels=_positive_int(env, "ENGINE_CHANNELS", defaults.engine_channels),
             game_ttl_seconds=_positive_int(env, "GAME_TTL_SECONDS", defaults.game_ttl_seconds),
             max_body_bytes=_positive_int(env, "MAX_BODY_BYTES", defaults.max_body_bytes),
             host=env.get("GATEWAY_HOST") or defaults.host,
