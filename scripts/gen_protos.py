@@ -1,7 +1,7 @@
 """Generate the Python code for proto/solitaire/v1 into services/engine/solitaire/v1.
 
-    python scripts/gen_protos.py          # regenerate
-    python scripts/gen_protos.py --check  # exit 1 if the committed code is stale
+python scripts/gen_protos.py          # regenerate
+python scripts/gen_protos.py --check  # exit 1 if the committed code is stale
 """
 
 from __future__ import annotations
@@ -53,11 +53,17 @@ def main() -> int:
         fresh = Path(tmp)
         files = generate(fresh)
         target = OUT_ROOT / PACKAGE
-        committed = sorted(
-            p.relative_to(OUT_ROOT) for p in target.glob("*") if p.is_file()
-        ) if target.exists() else []
-        stale = [f for f in files if not (OUT_ROOT / f).exists()
-                 or not filecmp.cmp(fresh / f, OUT_ROOT / f, shallow=False)]
+        committed = (
+            sorted(p.relative_to(OUT_ROOT) for p in target.glob("*") if p.is_file())
+            if target.exists()
+            else []
+        )
+        stale = [
+            f
+            for f in files
+            if not (OUT_ROOT / f).exists()
+            or not filecmp.cmp(fresh / f, OUT_ROOT / f, shallow=False)
+        ]
         extra = [f for f in committed if f not in files]
         if check:
             if stale or extra:

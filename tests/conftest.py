@@ -6,7 +6,6 @@ import os
 from collections.abc import Iterator
 
 import pytest
-
 from patience_launcher.redis_server import EmbeddedRedis
 
 
