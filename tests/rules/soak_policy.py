@@ -5,7 +5,7 @@ The House in the Wood, Napoleon): it shuttles a card between two piles for ever.
 player here stays random but remembers every position of the game and picks, at random,
 a move to a position it has not seen yet. Only when every legal move leads back to a
 seen position does it make a random move anyway (a "trapped" step); the soak then asks
-`endless_loop` whether the game can still end at all.
+`search_for_an_end` whether the game can still end at all.
 
 A position is a state without its move counter: the same cards in the same places with
 the same redeals and generator position play on identically, however many moves led
@@ -14,6 +14,7 @@ there.
 
 from __future__ import annotations
 
+import enum
 import random
 from collections import deque
 from collections.abc import Hashable
@@ -118,22 +119,29 @@ class RandomPlayer:
         return Choice(move, state.apply(move), fresh=False)
 
 
-def endless_loop(state: State, limit: int) -> int | None:
-    """The number of positions reachable from `state` if there are at most `limit` of
-    them and every one is PLAYING, i.e. the game can never be won nor get stuck; None
-    otherwise (too many to tell, or a WON or STUCK position is reachable)."""
+class Reach(enum.Enum):
+    """What a search of the positions reachable from a trapped position found."""
+
+    ENDLESS = "every reachable position is PLAYING: the game can never end"
+    CAN_END = "a WON or STUCK position is reachable"
+    UNKNOWN = "more positions than the search may visit"
+
+
+def search_for_an_end(state: State, limit: int) -> Reach:
+    """Visits the positions reachable from `state`, at most `limit` of them, breadth
+    first, until it meets one that is not PLAYING."""
     found = {position(state)}
     queue = deque([state])
     while queue:
         current = queue.popleft()
         if current.status is not Status.PLAYING:
-            return None
+            return Reach.CAN_END
         for move in current.legal_moves():
             after = current.apply(move)
             key = position(after)
             if key not in found:
                 if len(found) == limit:
-                    return None
+                    return Reach.UNKNOWN
                 found.add(key)
                 queue.append(after)
-    return len(found)
+    return Reach.ENDLESS

@@ -8,7 +8,7 @@ ends in one of four ways, all counted and printed per variant:
 
 - ``won`` / ``stuck``: the library's own status, checked by brute force at the end;
 - ``cycle``: every legal move leads back to a seen position, and a search of every
-  position still reachable (at most ``LOOP_LIMIT``) finds each one PLAYING: the game
+  position still reachable (at most ``LOOP_LIMITS[1]``) finds each one PLAYING: the game
   can never end, though the rules still list moves (two cards of a two-pack game
   swapping between two equal cards, say);
 - ``capped``: none of these after ``MOVE_CAP`` moves or ``TRAP_CAP`` steps in a row
@@ -32,13 +32,15 @@ import patience
 import pytest
 from patience import IllegalMove, Move, MoveKind, State, Status, Variant
 
-from .soak_policy import GROUPS, RandomPlayer, endless_loop, move_group, position
+from .soak_policy import GROUPS, RandomPlayer, Reach, move_group, position, search_for_an_end
 from .test_smoke import WINS, check_events
 
 SOAK_GAMES = int(os.environ.get("SOAK_GAMES", "20"))
 MOVE_CAP = 5000
 TRAP_CAP = 500  # trapped steps in a row before a game is capped
-LOOP_LIMIT = 2000  # positions searched to prove that a trapped game can never end
+# Positions searched to prove that a trapped game can never end: the first search's
+# limit, doubled after each search that ran out of it, up to the last one.
+LOOP_LIMITS = (2000, 64000)
 SAMPLED_MOVES = 2  # listed moves applied on every step, besides the one played
 ALL_MOVES_EVERY = 25  # steps between applying every listed move
 BRUTE_FORCE_EVERY = 100  # steps between checking the listing against every candidate move
@@ -148,13 +150,19 @@ class Game:
         )
 
 
+def progress(state: State) -> tuple[int, int, int]:
+    """What only goes one way in every game: cards home, the stock, redeals."""
+    return state.foundation_cards, -state.stock_size, -state.redeals_left
+
+
 def play(game: Game, player: RandomPlayer) -> str:
     """Plays `game` to its end with every check on the way; returns the outcome."""
     state = game.variant.new_game(game.deal, game.options)
     cards = card_multiset(state)
     seen: set[Hashable] = {position(state)}
     previous: Move | None = None
-    trapped = 0
+    trapped = idle = 0  # steps in a row without a new position / without progress
+    search_limit = LOOP_LIMITS[0]
     for step in range(MOVE_CAP):
         check_step(state, cards, step, player.rng)
         if state.status is Status.WON:
@@ -164,16 +172,18 @@ def play(game: Game, player: RandomPlayer) -> str:
             check_stuck(state)
             return "stuck"
         choice = player.choose(state, seen, previous)
-        if choice.fresh:
-            trapped = 0
-        else:
-            trapped += 1
-            # A trapped streak stays in one set of positions (a new one would end it), so
-            # one search at its start and a few later ones are enough.
-            if trapped % 100 == 1 and endless_loop(state, LOOP_LIMIT) is not None:
+        trapped = 0 if choice.fresh else trapped + 1
+        # Without progress the game moves inside one set of positions, which only
+        # shrinks: a search at the start of each trapped streak, and every so often
+        # while new positions keep coming (a large set), tells whether it can end.
+        if (trapped % 100 == 1 or idle % 250 == 249) and search_limit <= LOOP_LIMITS[1]:
+            reach = search_for_an_end(state, search_limit)
+            if reach is Reach.ENDLESS:
                 return "cycle"
-            if trapped == TRAP_CAP:
-                return "capped"
+            if reach is Reach.UNKNOWN:
+                search_limit *= 2
+        if trapped == TRAP_CAP:
+            return "capped"
         game.playing = str(choice.move)
         after, events = state.apply_with_events(choice.move)
         assert after == choice.after, f"{choice.move} gave two different states"
@@ -182,6 +192,7 @@ def play(game: Game, player: RandomPlayer) -> str:
         game.playing = None
         game.kinds[move_group(choice.move)] += 1
         seen.add(position(after))
+        idle = 0 if progress(after) != progress(state) else idle + 1
         previous, state = choice.move, after
     return "capped"
 
