@@ -7,10 +7,11 @@ position already seen in the game while another move leads somewhere new. Every 
 ends in one of four ways, all counted and printed per variant:
 
 - ``won`` / ``stuck``: the library's own status, checked by brute force at the end;
-- ``cycle``: every legal move leads back to a seen position, and a search of every
-  position still reachable (at most ``LOOP_LIMITS[1]``) finds each one PLAYING: the game
-  can never end, though the rules still list moves (two cards of a two-pack game
-  swapping between two equal cards, say);
+- ``cycle``: a search of every position still reachable (at most ``LOOP_LIMITS[1]``)
+  finds each one PLAYING: the game can never end, though the rules still list moves (a
+  card shuttling between the two equal cards of a two-pack game, say). The search runs
+  when every legal move leads back to a seen position, and after every 250 moves with
+  no card going home, no card dealt and no redeal;
 - ``capped``: none of these after ``MOVE_CAP`` moves or ``TRAP_CAP`` steps in a row
   without a new position. Reported, never counted as finished.
 
