@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from patience_gateway import openapi
 from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_problem
+from patience_gateway.fast_moves import MoveFastPath
 from patience_gateway.limits import BodySizeLimit
 from patience_gateway.metrics import Metrics, MetricsMiddleware
 from patience_gateway.problems import ProblemError, problem_response
@@ -72,9 +73,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.redis = redis
         app.state.engine = engine
+        store = GameStore(redis, settings.game_ttl_seconds, settings.redis_timeout_seconds)
         app.state.service = GameService(
             engine,
-            GameStore(redis, settings.game_ttl_seconds, settings.redis_timeout_seconds),
+            store,
             retry_after=settings.retry_after_seconds,
             on_move_applied=metrics.move_applied,
         )
@@ -82,6 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await engine.close()
+            await store.aclose()
             await redis.aclose()
 
     app = FastAPI(
@@ -101,6 +104,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(variants.router)
     app.include_router(operations.router)
     _install_error_handlers(app, settings, metrics)
+    # innermost first: the move fast path sees a body already held to the size limit
+    app.add_middleware(MoveFastPath, gateway=app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, on_problem=metrics.problem)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     openapi.install(app)

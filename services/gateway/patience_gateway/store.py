@@ -30,9 +30,9 @@ from typing import Any
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
-from redis.commands.core import AsyncScript
 
 from patience_gateway import redis_scripts
+from patience_gateway.script_calls import Script, ScriptCaller
 
 MAX_STORED_ANSWERS = 32
 
@@ -106,15 +106,17 @@ class GameStore:
     Each call runs under one deadline of its own (`timeout_seconds`). The Redis client
     is meant to be opened without a socket timeout: redis-py enforces that with an
     extra task per command (asyncio.wait_for), which costs more on the move path
-    than the rest of the Redis call.
+    than the rest of the Redis call. The scripts run on connections of the client's
+    pool's kind, straight from `script_calls` (see there why).
     """
 
     def __init__(self, redis: Redis, ttl_seconds: int, timeout_seconds: float = 2.0) -> None:
         self.redis = redis
+        self._scripts = ScriptCaller(redis.connection_pool)
         self._ttl_ms = str(ttl_seconds * 1000).encode()
         self._timeout = timeout_seconds
         self._max_answers = str(MAX_STORED_ANSWERS).encode()
-        script = redis.register_script
+        script = Script.of
         self._load_state = script(redis_scripts.LOAD_STATE)
         self._load_undo = script(redis_scripts.LOAD_FOR_UNDO)
         self._load_redo = script(redis_scripts.LOAD_FOR_REDO)
@@ -127,10 +129,14 @@ class GameStore:
             "redo": script(redis_scripts.COMMIT_REDO),
         }
 
-    async def _run(self, script: AsyncScript, game_id: str, args: list[Any]) -> Any:
+    async def aclose(self) -> None:
+        """Close the connections the scripts ran on (not the client's own pool)."""
+        await self._scripts.aclose()
+
+    async def _run(self, script: Script, game_id: str, args: list[Any]) -> Any:
         try:
             async with asyncio.timeout(self._timeout):
-                return await script(keys=game_keys(game_id), args=args)
+                return await self._scripts.call(script, game_keys(game_id), args)
         except TimeoutError:
             raise redis_errors.TimeoutError("Redis did not answer in time") from None
 

@@ -1,0 +1,98 @@
+"""The scripts' own connections (patience_gateway.script_calls) on the suite's real
+Redis: reused, reloaded scripts, no reply left behind by a call cut short, and a
+connection that Redis closed while it was idle replaced before use."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+
+import pytest
+import redis.asyncio as aioredis
+from patience_gateway.script_calls import Script, ScriptCaller
+
+ONE = Script.of("return 'one'")
+TWO = Script.of("return {KEYS[1], ARGV[1]}")
+
+
+@pytest.fixture
+async def named_client(redis_url: str) -> AsyncIterator[tuple[aioredis.Redis, str]]:
+    """A client whose connections carry a name of their own, to find them in CLIENT LIST."""
+    name = f"script-calls-{secrets.token_hex(4)}"
+    client = aioredis.from_url(redis_url, client_name=name)
+    try:
+        yield client, name
+    finally:
+        await client.aclose()
+
+
+async def connection_ids(admin: aioredis.Redis, name: str) -> list[int]:
+    return [int(entry["id"]) for entry in await admin.client_list() if entry["name"] == name]
+
+
+async def test_calls_one_after_another_share_one_connection(
+    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+) -> None:
+    client, name = named_client
+    caller = ScriptCaller(client.connection_pool)
+    try:
+        for turn in range(5):
+            assert await caller.call(TWO, [b"k"], [str(turn)]) == [b"k", str(turn).encode()]
+        assert len(await connection_ids(redis, name)) == 1
+    finally:
+        await caller.aclose()
+    assert await connection_ids(redis, name) == []
+
+
+async def test_a_script_redis_forgot_is_loaded_again(
+    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+) -> None:
+    client, _ = named_client
+    caller = ScriptCaller(client.connection_pool)
+    try:
+        assert await caller.call(ONE, [], []) == b"one"
+        await redis.script_flush()
+        assert await caller.call(ONE, [], []) == b"one"
+    finally:
+        await caller.aclose()
+
+
+async def test_a_call_cut_short_leaves_no_reply_behind(
+    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+) -> None:
+    client, _ = named_client
+    caller = ScriptCaller(client.connection_pool)
+    try:
+        assert await caller.call(ONE, [], []) == b"one"
+        # Paused for writes, Redis holds every script until the pause is lifted, so
+        # the deadline passes with the first call's reply still to come.
+        await redis.client_pause(60_000, all=False)
+        try:
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(0.05):
+                    await caller.call(ONE, [], [])
+        finally:
+            await redis.client_unpause()
+        # The next call must read its own reply, not the late 'one'.
+        assert await caller.call(TWO, [b"k"], ["v"]) == [b"k", b"v"]
+    finally:
+        await caller.aclose()
+
+
+async def test_a_connection_closed_while_idle_is_replaced(
+    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+) -> None:
+    client, name = named_client
+    caller = ScriptCaller(client.connection_pool)
+    try:
+        assert await caller.call(ONE, [], []) == b"one"
+        [idle] = await connection_ids(redis, name)
+        await redis.client_kill_filter(_id=str(idle))
+        # Redis closed that connection before it answered the kill; by the time this
+        # round trip is back, the event loop has read the end of its stream.
+        await redis.ping()
+        assert await caller.call(TWO, [b"k"], ["v"]) == [b"k", b"v"]
+        assert len(await connection_ids(redis, name)) == 1
+    finally:
+        await caller.aclose()
