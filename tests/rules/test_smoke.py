@@ -6,6 +6,7 @@ import json
 import pickle
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import patience
 import pytest
@@ -272,6 +273,73 @@ def test_from_parts_counters() -> None:
         with pytest.raises(InvalidState) as info:
             State.from_parts(state.variant, state.piles, **(good | {field: value}))
         assert info.value.reason == reason, field
+
+
+def test_from_parts_checks_each_card_is_a_whole_number() -> None:
+    state = patience.get_variant("la-belle-lucie").new_game(1)
+    good: dict[str, Any] = {"redeals_left": 2, "moves_made": 0, "deal": 1, "draws": 51}
+    piles: list[list[Any]] = [list(pile) for pile in state.piles]
+    at = next(i for i, pile in enumerate(piles) if 1 in pile)
+    where = piles[at].index(1)
+
+    class Code(int):
+        pass
+
+    for stand_in, accepted in ((True, False), (1.0, False), ("1", False), (Code(1), True)):
+        changed = [list(pile) for pile in piles]
+        changed[at][where] = stand_in
+        if accepted:
+            assert State.from_parts(state.variant, changed, **good) == state
+            continue
+        with pytest.raises(InvalidState) as info:
+            State.from_parts(state.variant, changed, **good)
+        assert info.value.reason == "WRONG_CARDS", stand_in
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_from_trusted_parts_builds_what_from_parts_builds(variant_id: str) -> None:
+    state = patience.get_variant(variant_id).new_game(21)
+    for _ in range(25):
+        parts: dict[str, Any] = {
+            "options": state.options,
+            "redeals_left": state.redeals_left,
+            "moves_made": state.moves_made,
+            "deal": state.deal,
+            "draws": state.draws,
+        }
+        trusted = State.from_trusted_parts(state.variant, state.piles, **parts)
+        assert trusted == State.from_parts(state.variant, state.piles, **parts) == state
+        assert trusted.legal_moves() == state.legal_moves()
+        assert trusted.foundation_cards == state.foundation_cards
+        if not state.legal_moves():
+            break
+        state = state.apply(state.legal_moves()[-1])
+
+
+def test_from_trusted_parts_checks_the_shape_only() -> None:
+    state = patience.get_variant("la-belle-lucie").new_game(1)
+    good: dict[str, Any] = {"redeals_left": 2, "moves_made": 0, "deal": 1, "draws": 51}
+    piles = list(state.piles)
+    # Reachability is not checked: a card twice (and another missing) is taken.
+    twice = [(*piles[0][:-1], piles[1][0]), *piles[1:]]
+    assert State.from_trusted_parts(state.variant, twice, **good).piles[0][-1] == piles[1][0]
+    f1 = state.variant.pile_ids.index("f1")
+    # Fourteen cards on f1, taken from the first five fans (three cards each).
+    taken = [card for pile in piles[:5] for card in pile]
+    overfull = [(), (), (), (), (taken[14],), *piles[5:f1], tuple(taken[:14]), *piles[f1 + 1 :]]
+    for changed, counters, reason in [
+        (piles[:-1], good, "WRONG_PILE_COUNT"),
+        ([piles[0][:-1], *piles[1:]], good, "WRONG_CARDS"),
+        ([(*piles[0][:-1], 60), *piles[1:]], good, "WRONG_CARDS"),
+        ([(*piles[0][:-1], -1), *piles[1:]], good, "WRONG_CARDS"),
+        (overfull, good, "BAD_FOUNDATION"),
+        (piles, good | {"redeals_left": 3}, "BAD_COUNTER"),
+        (piles, good | {"draws": 10**9}, "BAD_COUNTER"),
+        (piles, good | {"deal": 10**20 + 1}, "BAD_DEAL"),
+    ]:
+        with pytest.raises(InvalidState) as info:
+            State.from_trusted_parts(state.variant, changed, **counters)
+        assert info.value.reason == reason
 
 
 def test_parse_state_rejects() -> None:

@@ -25,7 +25,8 @@ class Status(enum.Enum):
 class State:
     """One position of one game. Immutable: moves give new states.
 
-    Build one with ``variant.new_game``, :meth:`from_parts` or ``parse_state``.
+    Build one with ``variant.new_game``, :meth:`from_parts` or ``parse_state``
+    (:meth:`from_trusted_parts` only for data whose integrity is proven).
     """
 
     __slots__ = (
@@ -147,6 +148,42 @@ class State:
         from .validation import validated_state
 
         return validated_state(
+            variant,
+            piles,
+            options=options,
+            redeals_left=redeals_left,
+            moves_made=moves_made,
+            deal=deal,
+            draws=draws,
+        )
+
+    @classmethod
+    def from_trusted_parts(
+        cls,
+        variant: Variant,
+        piles: Sequence[Sequence[Card]],
+        *,
+        options: Iterable[str] = (),
+        redeals_left: int,
+        moves_made: int,
+        deal: int,
+        draws: int,
+    ) -> State:
+        """A state from data whose integrity is proven, checked for shape only.
+
+        ONLY for parts known to describe a state that this library made (or that
+        passed :meth:`from_parts`), e.g. bytes whose HMAC under a secret key proves
+        that they were written by a program that built them from such a state. It
+        skips the checks that the position can be reached (each card exactly once per
+        pack, foundation order, single-card cells, the card values' types) and keeps
+        only those without which the rules could not run on it: the pile count, card
+        codes in 0..51 and the variant's number of cards, foundations no longer than a
+        suit, deal and counters in range. Raises :class:`InvalidState` for those.
+        Anything else, however plausible, goes through :meth:`from_parts`.
+        """
+        from .validation import trusted_state
+
+        return trusted_state(
             variant,
             piles,
             options=options,

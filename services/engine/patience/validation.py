@@ -1,11 +1,18 @@
-"""Checking a state built from outside data: only positions that play can reach."""
+"""Checking a state built from outside data: only positions that play can reach.
+
+`validated_state` (behind ``State.from_parts``) checks everything; `trusted_state`
+(behind ``State.from_trusted_parts``) only the shape, for data whose integrity is
+proven elsewhere.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from itertools import chain
+from typing import Final
 
-from .cards import ACE, CARD_NAMES, Card, rank
+from .cards import ACE, CARD_NAMES, CARDS_PER_PACK, Card, rank
 from .deals import MAX_DEAL
 from .errors import InvalidState
 from .ruleset import RuleSet
@@ -24,29 +31,96 @@ def validated_state(
     draws: int,
 ) -> State:
     rules = variant.ruleset(variant.option_set(options))
-    if len(piles) != len(variant.pile_ids):
-        raise InvalidState(
-            "WRONG_PILE_COUNT",
-            f"{variant.id} has {len(variant.pile_ids)} piles, got {len(piles)}",
-        )
-    cards = tuple(tuple(pile) for pile in piles)
+    cards = _pile_tuples(variant, piles)
     _check_cards(variant, cards)
     _check_foundations(rules, cards)
     for cell in rules.cells:
         if len(cards[cell]) > 1:
             raise InvalidState("BAD_CELL", f"{rules.pile_ids[cell]} holds more than one card")
-    if not _is_int(deal) or not 0 <= deal <= MAX_DEAL:
-        raise InvalidState("BAD_DEAL", f"deal numbers run from 0 to 10^20, got {deal!r}")
+    _check_deal(deal)
     _check_counters(rules, cards, redeals_left, moves_made, draws)
     foundation_cards = sum(len(cards[f]) for f in rules.foundations)
     return make_state(rules, cards, redeals_left, moves_made, deal, draws, foundation_cards)
+
+
+def trusted_state(
+    variant: Variant,
+    piles: Sequence[Sequence[Card]],
+    *,
+    options: Iterable[str],
+    redeals_left: int,
+    moves_made: int,
+    deal: int,
+    draws: int,
+) -> State:
+    """A state from data known to describe a reachable position, checked for shape only.
+
+    Kept: what the rules need in order to run at all on the state: the pile count,
+    card codes in 0..51 and as many cards as the variant holds, foundations no longer
+    than a suit, the deal number and the counters in range (the draws bound keeps a
+    redeal from replaying an endless random stream). Skipped: which cards there are,
+    the order on the foundations, the reserve cells' single card, and the types of
+    the values (the caller vouches that they are ints).
+    """
+    rules = variant.ruleset(variant.option_set(options))
+    cards = _pile_tuples(variant, piles)
+    if (
+        sum(map(len, cards)) != rules.total
+        or min(chain.from_iterable(cards)) < 0
+        or max(chain.from_iterable(cards)) >= CARDS_PER_PACK
+    ):
+        raise InvalidState(
+            "WRONG_CARDS", f"{variant.id} holds {rules.total} cards, each a code in 0..51"
+        )
+    for f in rules.foundations:
+        if len(cards[f]) > RANKS_PER_SUIT:
+            raise InvalidState("BAD_FOUNDATION", f"{rules.pile_ids[f]} holds more than a suit")
+    _check_deal(deal)
+    _check_counters(rules, cards, redeals_left, moves_made, draws)
+    foundation_cards = sum(len(cards[f]) for f in rules.foundations)
+    return make_state(rules, cards, redeals_left, moves_made, deal, draws, foundation_cards)
+
+
+RANKS_PER_SUIT: Final = 13
+
+
+def _pile_tuples(variant: Variant, piles: Sequence[Sequence[Card]]) -> tuple[tuple[Card, ...], ...]:
+    if len(piles) != len(variant.pile_ids):
+        raise InvalidState(
+            "WRONG_PILE_COUNT",
+            f"{variant.id} has {len(variant.pile_ids)} piles, got {len(piles)}",
+        )
+    # tuple() of a tuple is the tuple itself, so callers that pass tuples pay nothing
+    return tuple(map(tuple, piles))
+
+
+def _check_deal(deal: int) -> None:
+    if not _is_int(deal) or not 0 <= deal <= MAX_DEAL:
+        raise InvalidState("BAD_DEAL", f"deal numbers run from 0 to 10^20, got {deal!r}")
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+# By pack count: every card code `packs` times, sorted (a complete set of cards).
+_FULL_SETS: dict[int, list[Card]] = {}
+
+
+def _full_set(packs: int) -> list[Card]:
+    full = _FULL_SETS.get(packs)
+    if full is None:
+        full = _FULL_SETS[packs] = sorted(list(range(CARDS_PER_PACK)) * packs)
+    return full
+
+
 def _check_cards(variant: Variant, piles: tuple[tuple[Card, ...], ...]) -> None:
+    # The usual case costs one sort: exactly the full set, every card a plain int.
+    # Anything else (a wrong card, a bool or an int subclass) takes the slow path below,
+    # which accepts int subclasses and says precisely what is wrong.
+    cards = list(chain.from_iterable(piles))
+    if set(map(type, cards)) <= {int} and sorted(cards) == _full_set(variant.packs):
+        return
     counts: Counter[Card] = Counter()
     for pile in piles:
         for card in pile:
@@ -72,7 +146,7 @@ def _check_foundations(rules: RuleSet, piles: tuple[tuple[Card, ...], ...]) -> N
     for f in rules.foundations:
         pile = piles[f]
         order = rules.found_next[f]
-        if list(pile) != list(order[: len(pile)]):
+        if pile != order[: len(pile)]:
             raise InvalidState(
                 "BAD_FOUNDATION",
                 f"{rules.pile_ids[f]} must hold a run from {CARD_NAMES[order[0]]} "

@@ -6,6 +6,20 @@ engine could have made; `encode_state` is its inverse. Moves: `decode_move` acce
 `Move` given by notation alone or by kind and fields; `encode_move` fills in every field.
 The bytes of replies are written by `patience_engine.wire`.
 
+Trusted states. `decode_state(data, trusted=True)` is for bytes whose seal has been
+checked (`patience_engine.sealing`): their HMAC-SHA256 under the engine's secret key
+proves that an engine holding the key wrote exactly these bytes, and an engine writes
+only states that the rules library made or that passed its full validation. Nobody
+without the key can make a valid seal, so such bytes were validated when they were
+made, and checking again whether the position is reachable (every card once per pack,
+foundation order, counters against each other) would only repeat that. They are still
+parsed as strictly as any state, and `State.from_trusted_parts` still checks their
+shape (pile count, card codes, foundation length, counters in range), so that even
+bytes sealed by a leaked key or an engine of another version are refused cleanly
+rather than crash anything. Without a key nothing is trusted: every state is
+validated in full. (The argument assumes that every engine holding the key runs
+rules that agree on which states exist: change the key when they change.)
+
 Every rejection is a `Rejected` with the reason from docs/errors.md; nothing here lets
 an exception about malformed input escape as anything else.
 """
@@ -54,20 +68,33 @@ class Position:
 # A client sends back the state of the engine's last reply, so the bytes a request
 # carries are usually bytes this process just wrote: reading them again (parsing,
 # validating every card) would redo work whose result is known. Decoding is a pure
-# function of the bytes, so remembering it changes no answer.
+# function of the bytes, so remembering it changes no answer. Its entries hold for
+# any reader: states written here or validated in full.
 RECENT_STATES: Memo[bytes, Position] = Memo(2048)
+# States read on trust (their seal checked) are remembered apart, for trusted reads
+# only: a process may serve with several keys (tests do), or none.
+TRUSTED_STATES: Memo[bytes, Position] = Memo(2048)
 
 
-def decode_state(data: bytes) -> Position:
-    """The position in `data` (serialized GameState); raises Rejected when it is not one."""
+def decode_state(data: bytes, *, trusted: bool = False) -> Position:
+    """The position in `data` (serialized GameState); raises Rejected when it is not one.
+
+    `trusted` only for bytes whose seal the caller has checked: their position is
+    then built without the deep validation (see the module docstring)."""
     position = RECENT_STATES.get(data)
     if position is None:
-        position = _read_state(data)
-        RECENT_STATES.put(data, position)
+        if trusted:
+            position = TRUSTED_STATES.get(data)
+            if position is None:
+                position = _read_state(data, trusted=True)
+                TRUSTED_STATES.put(data, position)
+        else:
+            position = _read_state(data, trusted=False)
+            RECENT_STATES.put(data, position)
     return position
 
 
-def _read_state(data: bytes) -> Position:
+def _read_state(data: bytes, *, trusted: bool) -> Position:
     if not data:
         raise Rejected(Reason.MISSING_FIELD, "the request carries no state", field="state")
     try:
@@ -94,8 +121,9 @@ def _read_state(data: bytes) -> Position:
     deal = parse_deal(message.deal, canonical=True)
     if deal is None:
         raise _invalid("BAD_DEAL", "the state's deal number is not a decimal number")
+    build = patience.State.from_trusted_parts if trusted else patience.State.from_parts
     try:
-        state = patience.State.from_parts(
+        state = build(
             variant,
             tuple(tuple(pile.cards) for pile in message.piles),
             options=options,

@@ -3,6 +3,9 @@
 With a key, every state the engine hands out carries `seal = HMAC-SHA256(key, state)`
 and every state it is given must carry the right seal, checked before the bytes are
 parsed. Without a key, seals are left empty and ignored.
+
+A state whose seal checks out is therefore one an engine holding the key wrote, and
+the engine reads it on trust, skipping the deep validation (see `patience_engine.codec`).
 """
 
 from __future__ import annotations
