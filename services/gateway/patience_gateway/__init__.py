@@ -3,8 +3,10 @@
 FastAPI in front of the stateless gRPC engine; games live in Redis.
 
 Modules: `settings` (configuration from the environment), `app` (the app factory),
-`routes` (the HTTP resources), `service` (what each game operation does), `store`
-(the Redis layout and its scripts), `views` (engine messages to JSON),
+`routes` (the HTTP resources), `fast_moves` (the move route without FastAPI's
+layers, for ordinary requests), `service` (what each game operation does), `store`
+(the Redis layout and its scripts), `script_calls` (the scripts' own Redis
+connections), `views` (engine messages to JSON),
 `problems` (RFC 9457 errors), `security` (tokens and ids), `preconditions`
 (ETag / If-Match), `limits` (request body size), `metrics` (Prometheus),
 `openapi` (the published schema), `main` (the `patience-gateway` command).
