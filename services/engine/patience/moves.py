@@ -16,6 +16,11 @@ class MoveKind(enum.Enum):
     REDEAL = "redeal"
     WITHDRAW = "withdraw"
 
+    # Members are singletons compared by identity, so identity hashing agrees with
+    # equality; it runs in C, where Enum's own __hash__ (of the member's name) is a
+    # Python call, paid on every hash of a Move (cache and dict keys on the hot path).
+    __hash__ = object.__hash__
+
 
 _PILE = r"(?:[trf][1-9][0-9]*|stock|waste)"
 _TRANSFER_RE = re.compile(rf"({_PILE})-({_PILE})(?:/([1-9][0-9]*))?")

@@ -7,6 +7,7 @@ proven elsewhere.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import chain
@@ -64,11 +65,7 @@ def trusted_state(
     """
     rules = variant.ruleset(variant.option_set(options))
     cards = _pile_tuples(variant, piles)
-    if (
-        sum(map(len, cards)) != rules.total
-        or min(chain.from_iterable(cards)) < 0
-        or max(chain.from_iterable(cards)) >= CARDS_PER_PACK
-    ):
+    if sum(map(len, cards)) != rules.total or not _CODES.issuperset(chain.from_iterable(cards)):
         raise InvalidState(
             "WRONG_CARDS", f"{variant.id} holds {rules.total} cards, each a code in 0..51"
         )
@@ -82,6 +79,7 @@ def trusted_state(
 
 
 RANKS_PER_SUIT: Final = 13
+_CODES: Final = frozenset(range(CARDS_PER_PACK))
 
 
 def _pile_tuples(variant: Variant, piles: Sequence[Sequence[Card]]) -> tuple[tuple[Card, ...], ...]:
@@ -180,7 +178,7 @@ def _check_counters(
     if shuffles and used:
         # Every redeal shuffles the tableau of its time, which was at least as large
         # as today's (cards never return to the tableau) and at most the whole pack.
-        tableau = sum(len(piles[t]) for t in rules.tableau)
+        tableau = sum([len(piles[t]) for t in rules.tableau])
         low = opening_draws + used * max(tableau - 1, 0)
         high = opening_draws + used * (rules.total - 1)
         if not low <= draws <= high:
@@ -195,9 +193,7 @@ def _check_counters(
         )
     dealt = 0
     if rules.stock >= 0:
-        opening_stock = rules.total - sum(len(p) for p in rules.variant.deal_pattern.passes)
-        if rules.variant.deal_pattern.aces_to_foundations:
-            opening_stock -= 4 * rules.variant.packs
+        opening_stock = _opening_stock(rules)
         stock, waste = len(piles[rules.stock]), len(piles[rules.waste])
         dealt = opening_stock - stock
         if dealt < 0 or waste > dealt:
@@ -209,3 +205,12 @@ def _check_counters(
             "BAD_COUNTER",
             f"{used} redeal(s) and {dealt} card(s) dealt need at least {used + dealt} moves",
         )
+
+
+@functools.cache
+def _opening_stock(rules: RuleSet) -> int:
+    """The cards left in the stock by the deal (a constant of the rules)."""
+    stock = rules.total - sum(len(p) for p in rules.variant.deal_pattern.passes)
+    if rules.variant.deal_pattern.aces_to_foundations:
+        stock -= 4 * rules.variant.packs
+    return stock

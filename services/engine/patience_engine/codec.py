@@ -125,7 +125,7 @@ def _read_state(data: bytes, *, trusted: bool) -> Position:
     try:
         state = build(
             variant,
-            tuple(tuple(pile.cards) for pile in message.piles),
+            tuple([tuple(pile.cards) for pile in message.piles]),
             options=options,
             redeals_left=message.redeals_left,
             moves_made=message.moves_made,

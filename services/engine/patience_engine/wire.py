@@ -107,22 +107,23 @@ def repeated_moves(field: int, moves: Iterable[patience.Move]) -> bytes:
 
 
 def events_field(field: int, events: Iterable[patience.CardMoved]) -> bytes:
-    return b"".join(
-        [
-            bytes_field(
-                field,
-                b"".join(
-                    (
-                        text_field(1, CARD_NAMES[event.card]),
-                        text_field(2, event.source),
-                        uint_field(3, event.source_index),
-                        text_field(4, event.target),
-                        uint_field(5, event.target_index),
-                    )
-                ),
+    return b"".join([_event_entry(field, event) for event in events])
+
+
+@functools.lru_cache(maxsize=65_536)
+def _event_entry(field: int, event: patience.CardMoved) -> bytes:
+    """One CardMoved entry. Cached: a card moving from one place to another recurs."""
+    return bytes_field(
+        field,
+        b"".join(
+            (
+                text_field(1, CARD_NAMES[event.card]),
+                text_field(2, event.source),
+                uint_field(3, event.source_index),
+                text_field(4, event.target),
+                uint_field(5, event.target_index),
             )
-            for event in events
-        ]
+        ),
     )
 
 
