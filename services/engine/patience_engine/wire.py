@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import patience
 from solitaire.v1 import game_pb2
@@ -163,11 +164,18 @@ def _pile_cards(cards: tuple[int, ...]) -> bytes:
 
 def game_state(state: patience.State, deal_secret: bool) -> bytes:
     """The serialized GameState."""
-    remembered = _PILE_CARDS.get
+    piles = state.piles
+    # Looked up all at once (in C); only the piles not remembered are written here.
+    found = list(map(_PILE_CARDS.get, piles))
+    entries = (
+        [entry or _pile_cards(pile) for entry, pile in zip(found, piles, strict=True)]
+        if None in found
+        else cast("list[bytes]", found)
+    )
     return b"".join(
         (
             _variant_prefix(state.variant.id, state.options),
-            *[remembered(pile) or _pile_cards(pile) for pile in state.piles],
+            *entries,
             uint_field(4, state.redeals_left),
             uint_field(5, state.moves_made),
             text_field(6, str(state.deal)),
@@ -212,6 +220,17 @@ def _pile_size(size: int) -> bytes:
     return _PILE_SIZE[size] if size < 128 else uint_field(4, size)
 
 
+def _pile_view(prefix: bytes, cards: tuple[int, ...], is_stock: bool) -> bytes:
+    """A PlayerView.piles entry (the stock shows its size only), remembered."""
+    if is_stock or not cards:
+        body = prefix + _pile_size(len(cards))
+    else:
+        body = prefix + b"".join(map(_view_card, cards)) + _pile_size(len(cards))
+    entry = _PILE_TAG + varint(len(body)) + body
+    _PILE_VIEWS.put((prefix, cards), entry)
+    return entry
+
+
 def player_view(
     state: patience.State,
     layout: PileLayout,
@@ -221,22 +240,16 @@ def player_view(
     legal_moves: Sequence[patience.Move],
 ) -> bytes:
     """The serialized PlayerView."""
-    parts = [_variant_prefix(state.variant.id, state.options)]
+    # Most piles are unchanged from one call to the next, so their entries are known:
+    # all are looked up at once (in C), and only the others are written here.
+    keys = list(zip(layout.prefixes, state.piles, strict=True))
+    found = [_variant_prefix(state.variant.id, state.options), *map(_PILE_VIEWS.get, keys)]
+    if None in found:
+        for index, (prefix, cards) in enumerate(keys):
+            if found[index + 1] is None:
+                found[index + 1] = _pile_view(prefix, cards, index == layout.stock)
+    parts = cast("list[bytes]", found)
     append = parts.append
-    stock = layout.stock
-    remembered = _PILE_VIEWS.get
-    for index, (prefix, cards) in enumerate(zip(layout.prefixes, state.piles, strict=True)):
-        # Most piles are unchanged from one call to the next: their entry is known.
-        key = (prefix, cards)
-        entry = remembered(key)
-        if entry is None:
-            if index == stock or not cards:
-                body = prefix + _pile_size(len(cards))
-            else:
-                body = prefix + b"".join(map(_view_card, cards)) + _pile_size(len(cards))
-            entry = _PILE_TAG + varint(len(body)) + body
-            _PILE_VIEWS.put(key, entry)
-        append(entry)
     append(_STATUS[status])
     counters = b"".join(
         (
