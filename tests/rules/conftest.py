@@ -359,6 +359,18 @@ def piles_by_id(state: State) -> dict[str, tuple[int, ...]]:
     return dict(zip(state.variant.pile_ids, state.piles, strict=True))
 
 
+def pile_ids(prefix: str, count: int) -> list[str]:
+    """`pile_ids("t", 3)` -> `["t1", "t2", "t3"]`."""
+    return [f"{prefix}{i}" for i in range(1, count + 1)]
+
+
+def new_game_as_dealt(variant_id: str, deal: int) -> State:
+    """A new game of `deal`, checked pile by pile against the hand-dealt `expected_deal`."""
+    state = patience.get_variant(variant_id).new_game(deal)
+    assert piles_by_id(state) == expected_deal(variant_id, deal)
+    return state
+
+
 def card_multiset(state: State) -> Counter[int]:
     return Counter(c for pile in state.piles for c in pile)
 

@@ -4,6 +4,8 @@ foundations of a suit may meet anywhere."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import patience
 import pytest
 from patience import Status
@@ -13,39 +15,25 @@ from .conftest import (
     assert_rejected,
     cards,
     changed,
-    expected_deal,
     legal_texts,
+    new_game_as_dealt,
+    pile_ids,
     position,
     rank_of,
     shuffled_pack,
 )
 
 V = "bisley"
-TABLEAU = [f"t{i}" for i in range(1, 14)]
-
-GOLDEN_DEAL_1 = (
-    "bisley t:JDKH4D/2D3H7S/9H2S3S/JCKSTD/5D9D4SQS/7HQDTH6C/7CJS8H3D/5H3C2C8C/KD4CJHTC/KC"
-    "5C7D6S/9STS6D9C/5SQH8S2H/QC4H8D6H f:AC/AS/AH/AD/-/-/-/- n:0 m:0 d:1/51"
-)
-
-
-def pos(**kw: object) -> patience.State:
-    return position(V, **kw)  # type: ignore[arg-type]
+TABLEAU = pile_ids("t", 13)
+pos = partial(position, V)
 
 
 # --- the deal -------------------------------------------------------------------------
 
 
-def test_golden_deal_1_in_notation() -> None:
-    state = patience.get_variant(V).new_game(1)
-    assert str(state) == GOLDEN_DEAL_1
-    assert patience.parse_state(GOLDEN_DEAL_1) == state
-
-
 @pytest.mark.parametrize("deal", [0, 1, 2, 31999, 32000, 31415926535, 10**20])
 def test_deal_matches_rules(deal: int) -> None:
-    state = patience.get_variant(V).new_game(deal)
-    assert dict(zip(state.variant.pile_ids, state.piles, strict=True)) == expected_deal(V, deal)
+    state = new_game_as_dealt(V, deal)
     assert [len(state.pile(t)) for t in TABLEAU] == [3] * 4 + [4] * 9
     assert [state.pile(f) for f in ("f1", "f2", "f3", "f4")] == [
         cards("AC"),

@@ -3,6 +3,8 @@ card each, out only to a foundation), an ace and a king foundation of each suit.
 
 from __future__ import annotations
 
+from functools import partial
+
 import patience
 import pytest
 from patience import CardMoved, Status
@@ -12,40 +14,24 @@ from .conftest import (
     assert_rejected,
     card,
     changed,
-    expected_deal,
     legal_texts,
+    new_game_as_dealt,
+    pile_ids,
     position,
 )
 
 V = "cody"
-TABLEAU = [f"t{i}" for i in range(1, 27)]
-CELLS = [f"r{i}" for i in range(1, 9)]
-
-GOLDEN_DEAL_1 = (
-    "cody t:3D2H7C2C/5HAD3S9H/JC9HQH3H/KH8S9S7S/5S7D2S5C/5H9SQH9D/KC8H3CKS/KCJHAS5D/8D4D4"
-    "STS/JD2DKSQD/AS6H6D7S/8CTHTD6D/6C8C9CTS/6H2S9DKD/TC3SJSQD/8D9C4D7H/4C7D5C3D/JS4S6C2C"
-    "/QC8HADKH/4HTHJH5D/KDAH6S3H/2HJC3C2D/TD4HJD4C/8S7HTC5S/ACQSAH6S/7CQCQSAC "
-    "r:-/-/-/-/-/-/-/- f:-/-/-/-/-/-/-/- n:0 m:0 d:1/103"
-)
-
-
-def pos(**kw: object) -> patience.State:
-    return position(V, **kw)  # type: ignore[arg-type]
+TABLEAU = pile_ids("t", 26)
+CELLS = pile_ids("r", 8)
+pos = partial(position, V)
 
 
 # --- the deal -------------------------------------------------------------------------
 
 
-def test_golden_deal_1_in_notation() -> None:
-    state = patience.get_variant(V).new_game(1)
-    assert str(state) == GOLDEN_DEAL_1
-    assert patience.parse_state(GOLDEN_DEAL_1) == state
-
-
 @pytest.mark.parametrize("deal", [0, 1, 31999, 32000, 1234567890123, 10**20])
 def test_deal_matches_rules(deal: int) -> None:
-    state = patience.get_variant(V).new_game(deal)
-    assert dict(zip(state.variant.pile_ids, state.piles, strict=True)) == expected_deal(V, deal)
+    state = new_game_as_dealt(V, deal)
     assert [len(state.pile(t)) for t in TABLEAU] == [4] * 26
     assert all(not state.pile(r) for r in CELLS)
     assert (state.foundation_cards, state.total_cards, state.draws) == (0, 104, 103)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import patience
 import pytest
 from patience import Status
@@ -12,40 +14,24 @@ from .conftest import (
     card_multiset,
     changed,
     check_lucie_redeal,
-    expected_deal,
     legal_texts,
+    new_game_as_dealt,
+    pile_ids,
     position,
 )
 
 V = "house-in-the-wood"
-TABLEAU = [f"t{i}" for i in range(1, 36)]
-FOUNDATIONS = [f"f{i}" for i in range(1, 9)]  # C C S S H H D D, all up from the ace
-
-GOLDEN_DEAL_1 = (
-    "house-in-the-wood t:3D4D6C/5H2DAD/JC6HJH/KHTH6S/5S8C3C/5H2SJD/KC3STC/KC9CAH/8D7DQS/J"
-    "D4S2C/AS8H9H/8CTH3H/6CAH7S/6HJC5C/TC4H9D/8D7HKS/4CQS5D/JSQCTS/QC7CQD/4H3S7S/KDQH6D/2"
-    "H9STS/TD2SKD/8SQHQD/AC3C7H/7CAS3D/2H4S2C/ADKSKH/9H6D5D/8STD3H/7D9C2D/9S9D4C/8HJS5S/J"
-    "H4D6S/5CAC f:-/-/-/-/-/-/-/- n:2 m:0 d:1/103"
-)
-
-
-def pos(**kw: object) -> patience.State:
-    return position(V, **kw)  # type: ignore[arg-type]
+TABLEAU = pile_ids("t", 35)
+FOUNDATIONS = pile_ids("f", 8)  # C C S S H H D D, all up from the ace
+pos = partial(position, V)
 
 
 # --- the deal -------------------------------------------------------------------------
 
 
-def test_golden_deal_1_in_notation() -> None:
-    state = patience.get_variant(V).new_game(1)
-    assert str(state) == GOLDEN_DEAL_1
-    assert patience.parse_state(GOLDEN_DEAL_1) == state
-
-
 @pytest.mark.parametrize("deal", [0, 1, 31999, 32000, 987654321, 10**20])
 def test_deal_matches_rules(deal: int) -> None:
-    state = patience.get_variant(V).new_game(deal)
-    assert dict(zip(state.variant.pile_ids, state.piles, strict=True)) == expected_deal(V, deal)
+    state = new_game_as_dealt(V, deal)
     assert [len(state.pile(t)) for t in TABLEAU] == [3] * 34 + [2]
     assert (state.draws, state.redeals_left, state.moves_made) == (103, 2, 0)
     assert (state.foundation_cards, state.stock_size, state.total_cards) == (0, 0, 104)

@@ -3,6 +3,8 @@ redeals that gather the fans last to first and deal them again in fours."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import patience
 import pytest
 from patience import Status
@@ -11,26 +13,17 @@ from .conftest import (
     assert_applies,
     assert_rejected,
     changed,
-    expected_deal,
     legal_texts,
     names,
+    new_game_as_dealt,
+    pile_ids,
     position,
 )
 
 V = "little-billee"
-TABLEAU = [f"t{i}" for i in range(1, 25)]
-CELLS = [f"r{i}" for i in range(1, 9)]
-
-GOLDEN_DEAL_1 = (
-    "little-billee t:8D8H2S3H/JDJHQH7S/AS4D3C5C/8C2DAS9D/6C6H4SKS/6HTHKS5D/TC8C6DTS/8D2ST"
-    "DQD/4C3S9C7S/JS9C9D6D/QC7DJSTS/4H4S4DKD/KD8H5CQD/2HTH6C7H/TDAHAD3D/8SJCJH2C/AC4H6SKH"
-    "/7C7H3C5D/2HQSJD3H/ADQCTC2D/9H7CAH4C/8S3SQS5S/7DQH2C6S/9S9S9HAC "
-    "r:3D/5H/JC/KH/5S/5H/KC/KC f:-/-/-/-/-/-/-/- n:2 m:0 d:1/103"
-)
-
-
-def pos(**kw: object) -> patience.State:
-    return position(V, **kw)  # type: ignore[arg-type]
+TABLEAU = pile_ids("t", 24)
+CELLS = pile_ids("r", 8)
+pos = partial(position, V)
 
 
 def fours_redeal(before: patience.State) -> dict[str, str]:
@@ -43,16 +36,9 @@ def fours_redeal(before: patience.State) -> dict[str, str]:
 # --- the deal -------------------------------------------------------------------------
 
 
-def test_golden_deal_1_in_notation() -> None:
-    state = patience.get_variant(V).new_game(1)
-    assert str(state) == GOLDEN_DEAL_1
-    assert patience.parse_state(GOLDEN_DEAL_1) == state
-
-
 @pytest.mark.parametrize("deal", [0, 1, 31999, 32000, 86420864208642, 10**20])
 def test_deal_matches_rules(deal: int) -> None:
-    state = patience.get_variant(V).new_game(deal)
-    assert dict(zip(state.variant.pile_ids, state.piles, strict=True)) == expected_deal(V, deal)
+    state = new_game_as_dealt(V, deal)
     assert [len(state.pile(t)) for t in TABLEAU] == [4] * 24
     assert [len(state.pile(r)) for r in CELLS] == [1] * 8
     assert (state.foundation_cards, state.total_cards, state.draws) == (0, 104, 103)

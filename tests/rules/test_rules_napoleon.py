@@ -4,6 +4,8 @@ to the waste, down in suit, an empty column takes any available card (or, with t
 
 from __future__ import annotations
 
+from functools import partial
+
 import patience
 import pytest
 from patience import CardMoved, Status
@@ -13,41 +15,25 @@ from .conftest import (
     assert_rejected,
     card,
     changed,
-    expected_deal,
     legal_texts,
     names,
+    new_game_as_dealt,
+    pile_ids,
     position,
 )
 
 V = "napoleon-at-st-helena"
 OPTION = "fill_from_waste_only"
-TABLEAU = [f"t{i}" for i in range(1, 11)]
-
-GOLDEN_DEAL_1 = (
-    "napoleon-at-st-helena t:3DASKD7D/5H8C2H9S/JC6CTD8H/KH6H8SJH/5STCAC4D/5H8D7C2D/KC4C2H"
-    "6H/KCJSADTH/8DQC9H8C/JD4H8S2S f:-/-/-/-/-/-/-/- s:AC6S5S4C2D3H5DKH2C3D7HQDKDTS6D7SQD"
-    "TS5DKS9D5C7S3H9H2CQSAHTCJD3C6SJHAD6C5C4DJS9D9CTD6DKS4SAS3CQH2S9SQH3S7CQCQS7H4HJCAHTH"
-    "8H4S7D9C3S w:- n:0 m:0 d:1/103"
-)
-
-
-def pos(**kw: object) -> patience.State:
-    return position(V, **kw)  # type: ignore[arg-type]
+TABLEAU = pile_ids("t", 10)
+pos = partial(position, V)
 
 
 # --- the deal -------------------------------------------------------------------------
 
 
-def test_golden_deal_1_in_notation() -> None:
-    state = patience.get_variant(V).new_game(1)
-    assert str(state) == GOLDEN_DEAL_1
-    assert patience.parse_state(GOLDEN_DEAL_1) == state
-
-
 @pytest.mark.parametrize("deal", [0, 1, 31999, 32000, 77777777, 10**20])
 def test_deal_matches_rules(deal: int) -> None:
-    state = patience.get_variant(V).new_game(deal)
-    assert dict(zip(state.variant.pile_ids, state.piles, strict=True)) == expected_deal(V, deal)
+    state = new_game_as_dealt(V, deal)
     assert [len(state.pile(t)) for t in TABLEAU] == [4] * 10
     assert (state.stock_size, len(state.pile("waste")), state.total_cards) == (64, 0, 104)
     assert (state.draws, state.redeals_left, state.moves_made, state.foundation_cards) == (

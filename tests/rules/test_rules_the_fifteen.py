@@ -5,6 +5,7 @@ the opening `withdraw` from the sixth row."""
 from __future__ import annotations
 
 from collections import Counter
+from functools import partial
 
 import patience
 import pytest
@@ -22,24 +23,17 @@ from .conftest import (
     full_pack,
     legal_texts,
     names,
+    new_game_as_dealt,
+    pile_ids,
+    piles_by_id,
     position,
     rank_of,
 )
 
 V = "the-fifteen"
-TABLEAU = [f"t{i}" for i in range(1, 16)]
-FOUNDATIONS = [f"f{i}" for i in range(1, 9)]  # f1..f4 up C S H D, f5..f8 down C S H D
-
-GOLDEN_DEAL_1 = (
-    "the-fifteen t:3D8D7DTH4STCTS/5H4C9SAHKSAHKD/JCJS8HJC6DQSQD/KHQCJH4HTD2C7H/5S4H4D7H9C"
-    "9H3D/5HKD2DQS9D3H2C/KC2H6HQCJS7SKH/KCTDTH7C4D5C5D/8D8S8C3S5C9D3H/JDAC2SQH6CKS2D/AS7C"
-    "3S9SAD5D4C/8C2H9C2SJHTS5S/6CAD7DQH6SQD6S/6H9H4S3C3C7SAC/TC8S8HASJD6D "
-    "f:-/-/-/-/-/-/-/- n:0 m:0 d:1/103"
-)
-
-
-def pos(**kw: object) -> patience.State:
-    return position(V, **kw)  # type: ignore[arg-type]
+TABLEAU = pile_ids("t", 15)
+FOUNDATIONS = pile_ids("f", 8)  # f1..f4 up C S H D, f5..f8 down C S H D
+pos = partial(position, V)
 
 
 def is_ace_or_king(code: int) -> bool:
@@ -114,28 +108,16 @@ def assert_withdraw_events(events: tuple[CardMoved, ...], withdrawn: set[CardMov
         assert event.source_index > 5
 
 
-def piles_of(state: patience.State) -> dict[str, tuple[int, ...]]:
-    return dict(zip(state.variant.pile_ids, state.piles, strict=True))
-
-
 # --- the deal -------------------------------------------------------------------------
-
-
-def test_golden_deal_1_in_notation() -> None:
-    state = patience.get_variant(V).new_game(1)
-    assert str(state) == GOLDEN_DEAL_1
-    assert patience.parse_state(GOLDEN_DEAL_1) == state
 
 
 @pytest.mark.parametrize("deal", [0, 1, 15, 168, 31999, 32000, 2**40, 10**20])
 def test_deal_matches_rules(deal: int) -> None:
-    state = patience.get_variant(V).new_game(deal)
-    piles = expected_deal(V, deal)
-    assert piles_of(state) == piles
+    state = new_game_as_dealt(V, deal)
     assert [len(state.pile(t)) for t in TABLEAU] == [7] * 14 + [6]
     assert (state.draws, state.redeals_left, state.moves_made) == (103, 0, 0)
     assert (state.foundation_cards, state.total_cards) == (0, 104)
-    assert withdraw_texts(state) == expected_withdraws(piles)
+    assert withdraw_texts(state) == expected_withdraws(piles_by_id(state))
 
 
 def test_deal_168_fails_at_the_opening() -> None:
