@@ -10,6 +10,7 @@ even reach the router: `fast_moves` answers them with `move_response`.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request
@@ -132,48 +133,52 @@ async def move_response(
     return _send(reply)
 
 
-@router.post(
-    "/{game_id}/undo",
-    response_model=models.Game,
-    summary="Take back the last move",
-    responses={
-        200: ok(
-            "The move was taken back; the new view.",
-            ETag=ETAG_HEADER,
-            **{"Idempotent-Replayed": REPLAYED_HEADER},
-        ),
-        **problems(400, 401, 403, 404, 409, 412, 422, 503),
-    },
-    openapi_extra=_owned(_IF_MATCH, _IDEMPOTENCY_KEY),
+HistoryRoute = Callable[[Request, str], Awaitable[Response]]
+
+
+def _history_step_route(
+    step: str, model: type[Any], summary: str, done: str
+) -> Callable[[HistoryRoute], HistoryRoute]:
+    """The route of undo or redo: the same headers, answers and problems, only the
+    step and what its 200 says differ."""
+    return router.post(
+        f"/{{game_id}}/{step}",
+        response_model=model,
+        summary=summary,
+        responses={
+            200: ok(done, ETag=ETAG_HEADER, **{"Idempotent-Replayed": REPLAYED_HEADER}),
+            **problems(400, 401, 403, 404, 409, 412, 422, 503),
+        },
+        openapi_extra=_owned(_IF_MATCH, _IDEMPOTENCY_KEY),
+    )
+
+
+HistoryStep = Callable[[str, str, str | None, str | None], Awaitable[Reply]]
+
+
+async def _take_history_step(request: Request, game_id: str, step: HistoryStep) -> Response:
+    headers = request.headers
+    reply = await step(
+        game_id, _token(request), headers.get("if-match"), headers.get("idempotency-key")
+    )
+    return _send(reply)
+
+
+@_history_step_route(
+    "undo", models.Game, "Take back the last move", "The move was taken back; the new view."
 )
 async def undo(request: Request, game_id: GameId) -> Response:
-    headers = request.headers
-    reply = await _service(request).undo(
-        game_id, _token(request), headers.get("if-match"), headers.get("idempotency-key")
-    )
-    return _send(reply)
+    return await _take_history_step(request, game_id, _service(request).undo)
 
 
-@router.post(
-    "/{game_id}/redo",
-    response_model=models.MoveResult,
-    summary="Make the last undone move again",
-    responses={
-        200: ok(
-            "The move was made again; the new view.",
-            ETag=ETAG_HEADER,
-            **{"Idempotent-Replayed": REPLAYED_HEADER},
-        ),
-        **problems(400, 401, 403, 404, 409, 412, 422, 503),
-    },
-    openapi_extra=_owned(_IF_MATCH, _IDEMPOTENCY_KEY),
+@_history_step_route(
+    "redo",
+    models.MoveResult,
+    "Make the last undone move again",
+    "The move was made again; the new view.",
 )
 async def redo(request: Request, game_id: GameId) -> Response:
-    headers = request.headers
-    reply = await _service(request).redo(
-        game_id, _token(request), headers.get("if-match"), headers.get("idempotency-key")
-    )
-    return _send(reply)
+    return await _take_history_step(request, game_id, _service(request).redo)
 
 
 @router.get(
