@@ -53,15 +53,14 @@ class Gateway:
         return response
 
     async def undo(self, game: GameHandle) -> httpx.Response:
-        response = await self.http.post(
-            f"/v1/games/{game.id}/undo", headers={**game.auth(), "If-Match": game.etag}
-        )
-        game.follow(response)
-        return response
+        return await self._history_step(game, "undo")
 
     async def redo(self, game: GameHandle) -> httpx.Response:
+        return await self._history_step(game, "redo")
+
+    async def _history_step(self, game: GameHandle, step: str) -> httpx.Response:
         response = await self.http.post(
-            f"/v1/games/{game.id}/redo", headers={**game.auth(), "If-Match": game.etag}
+            f"/v1/games/{game.id}/{step}", headers={**game.auth(), "If-Match": game.etag}
         )
         game.follow(response)
         return response

@@ -27,72 +27,66 @@ async def named_client(redis_url: str) -> AsyncIterator[tuple[aioredis.Redis, st
         await client.aclose()
 
 
+@pytest.fixture
+async def caller(named_client: tuple[aioredis.Redis, str]) -> AsyncIterator[ScriptCaller]:
+    """A ScriptCaller on `named_client`'s connections, closed after the test."""
+    client, _ = named_client
+    script_caller = ScriptCaller(client.connection_pool)
+    try:
+        yield script_caller
+    finally:
+        await script_caller.aclose()
+
+
 async def connection_ids(admin: aioredis.Redis, name: str) -> list[int]:
     return [int(entry["id"]) for entry in await admin.client_list() if entry["name"] == name]
 
 
 async def test_calls_one_after_another_share_one_connection(
-    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+    caller: ScriptCaller, named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
 ) -> None:
-    client, name = named_client
-    caller = ScriptCaller(client.connection_pool)
-    try:
-        for turn in range(5):
-            assert await caller.call(TWO, [b"k"], [str(turn)]) == [b"k", str(turn).encode()]
-        assert len(await connection_ids(redis, name)) == 1
-    finally:
-        await caller.aclose()
+    _, name = named_client
+    for turn in range(5):
+        assert await caller.call(TWO, [b"k"], [str(turn)]) == [b"k", str(turn).encode()]
+    assert len(await connection_ids(redis, name)) == 1
+    await caller.aclose()  # closing twice (here and in the fixture) is harmless
     assert await connection_ids(redis, name) == []
 
 
 async def test_a_script_redis_forgot_is_loaded_again(
-    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+    caller: ScriptCaller, redis: aioredis.Redis
 ) -> None:
-    client, _ = named_client
-    caller = ScriptCaller(client.connection_pool)
-    try:
-        assert await caller.call(ONE, [], []) == b"one"
-        await redis.script_flush()
-        assert await caller.call(ONE, [], []) == b"one"
-    finally:
-        await caller.aclose()
+    assert await caller.call(ONE, [], []) == b"one"
+    await redis.script_flush()
+    assert await caller.call(ONE, [], []) == b"one"
 
 
 async def test_a_call_cut_short_leaves_no_reply_behind(
-    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+    caller: ScriptCaller, redis: aioredis.Redis
 ) -> None:
-    client, _ = named_client
-    caller = ScriptCaller(client.connection_pool)
+    assert await caller.call(ONE, [], []) == b"one"
+    # Paused for writes, Redis holds every script until the pause is lifted, so
+    # the deadline passes with the first call's reply still to come.
+    await redis.client_pause(60_000, all=False)
     try:
-        assert await caller.call(ONE, [], []) == b"one"
-        # Paused for writes, Redis holds every script until the pause is lifted, so
-        # the deadline passes with the first call's reply still to come.
-        await redis.client_pause(60_000, all=False)
-        try:
-            with pytest.raises(TimeoutError):
-                async with asyncio.timeout(0.05):
-                    await caller.call(ONE, [], [])
-        finally:
-            await redis.client_unpause()
-        # The next call must read its own reply, not the late 'one'.
-        assert await caller.call(TWO, [b"k"], ["v"]) == [b"k", b"v"]
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05):
+                await caller.call(ONE, [], [])
     finally:
-        await caller.aclose()
+        await redis.client_unpause()
+    # The next call must read its own reply, not the late 'one'.
+    assert await caller.call(TWO, [b"k"], ["v"]) == [b"k", b"v"]
 
 
 async def test_a_connection_closed_while_idle_is_replaced(
-    named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+    caller: ScriptCaller, named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
 ) -> None:
-    client, name = named_client
-    caller = ScriptCaller(client.connection_pool)
-    try:
-        assert await caller.call(ONE, [], []) == b"one"
-        [idle] = await connection_ids(redis, name)
-        await redis.client_kill_filter(_id=str(idle))
-        # Redis closed that connection before it answered the kill; by the time this
-        # round trip is back, the event loop has read the end of its stream.
-        await redis.ping()
-        assert await caller.call(TWO, [b"k"], ["v"]) == [b"k", b"v"]
-        assert len(await connection_ids(redis, name)) == 1
-    finally:
-        await caller.aclose()
+    _, name = named_client
+    assert await caller.call(ONE, [], []) == b"one"
+    [idle] = await connection_ids(redis, name)
+    await redis.client_kill_filter(_id=str(idle))
+    # Redis closed that connection before it answered the kill; by the time this
+    # round trip is back, the event loop has read the end of its stream.
+    await redis.ping()
+    assert await caller.call(TWO, [b"k"], ["v"]) == [b"k", b"v"]
+    assert len(await connection_ids(redis, name)) == 1
