@@ -13,16 +13,16 @@ import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from types import TracebackType
 from typing import Self
 
+from patience_launcher.lifecycle import StartsAndStops
 from patience_launcher.redis_server import free_port
 
 LOOPBACK = "127.0.0.1"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-class ChildProcess:
+class ChildProcess(StartsAndStops):
     """A command run in its own process group, with its output kept in a temporary
     file so that a failure to start can say why."""
 
@@ -87,17 +87,6 @@ class ChildProcess:
         if process.poll() is None:
             process.wait()
         self._log.close()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def python_module(module: str, *args: str) -> list[str]:

@@ -5,8 +5,9 @@ real entry points, and optionally the bare endpoint on the same Redis."""
 from __future__ import annotations
 
 from contextlib import ExitStack
-from types import TracebackType
+from typing import Self
 
+from patience_launcher.lifecycle import StartsAndStops
 from patience_launcher.redis_server import EmbeddedRedis
 
 from bench.procs import (
@@ -18,7 +19,7 @@ from bench.procs import (
 )
 
 
-class Stack:
+class Stack(StartsAndStops):
     def __init__(self, *, engine_workers: int = 1, with_bare: bool = False) -> None:
         self.engine_workers = engine_workers
         self.with_bare = with_bare
@@ -28,7 +29,7 @@ class Stack:
         self.gateway: HttpServerProcess | None = None
         self.bare: HttpServerProcess | None = None
 
-    def start(self) -> Stack:
+    def start(self) -> Self:
         try:
             self.redis = self._exit.enter_context(EmbeddedRedis())
             self.engine = self._exit.enter_context(engine_process(workers=self.engine_workers))
@@ -57,14 +58,3 @@ class Stack:
     def bare_pids(self) -> dict[str, int]:
         assert self.bare and self.redis and self.redis.process
         return {"bare": self.bare.pid, "redis": self.redis.process.pid}
-
-    def __enter__(self) -> Stack:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

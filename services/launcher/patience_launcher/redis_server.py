@@ -14,9 +14,10 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
+from typing import Self
 
 from patience_launcher import addresses
+from patience_launcher.lifecycle import StartsAndStops
 from patience_launcher.orphan_guard import guarded
 
 
@@ -38,7 +39,7 @@ def free_port(host: str = "127.0.0.1") -> int:
     return addresses.free_port(host)
 
 
-class EmbeddedRedis:
+class EmbeddedRedis(StartsAndStops):
     """A redis-server child process; use as a context manager or call start/stop."""
 
     def __init__(
@@ -71,7 +72,7 @@ class EmbeddedRedis:
         assert self._tmp is not None
         return Path(self._tmp.name)
 
-    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
+    def start(self, timeout: float = 10.0) -> Self:
         if self._given_dir is None and self._tmp is None:
             self._tmp = tempfile.TemporaryDirectory(prefix="patience-redis-")
         args = [
@@ -144,14 +145,3 @@ class EmbeddedRedis:
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
-
-    def __enter__(self) -> EmbeddedRedis:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
