@@ -14,6 +14,7 @@ from fastapi import FastAPI
 from patience_gateway import models
 from patience_gateway.app import create_app
 from patience_gateway.settings import Settings
+from pydantic import BaseModel
 
 WINS_FILE = Path(__file__).resolve().parents[1] / "rules" / "golden" / "wins.json"
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "instance", "code"}
@@ -66,17 +67,17 @@ class Gateway:
         return response
 
     async def view(self, game: GameHandle) -> dict[str, Any]:
-        response = await self.http.get(f"/v1/games/{game.id}", headers=game.auth())
-        assert response.status_code == 200, response.text
-        data: dict[str, Any] = response.json()
-        models.Game.model_validate(data)
-        return data
+        return await self._read(game, f"/v1/games/{game.id}", models.Game)
 
     async def history(self, game: GameHandle) -> dict[str, Any]:
-        response = await self.http.get(f"/v1/games/{game.id}/history", headers=game.auth())
+        return await self._read(game, f"/v1/games/{game.id}/history", models.History)
+
+    async def _read(self, game: GameHandle, path: str, model: type[BaseModel]) -> dict[str, Any]:
+        """A GET that must succeed, its body checked against the documented model."""
+        response = await self.http.get(path, headers=game.auth())
         assert response.status_code == 200, response.text
         data: dict[str, Any] = response.json()
-        models.History.model_validate(data)
+        model.model_validate(data)
         return data
 
 
