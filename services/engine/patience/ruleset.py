@@ -235,6 +235,8 @@ class RuleSet:
         if not events:
             return after, _NO_EVENTS
         start = size - count
+        if count == 1:  # the usual move, without a generator
+            return after, (CardMoved(head, move.source, start, move.target, len(target)),)
         return after, tuple(
             CardMoved(pile[start + i], move.source, start + i, move.target, len(target) + i)
             for i in range(count)
