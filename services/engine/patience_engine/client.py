@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -162,18 +162,27 @@ def _channel_count(channels: int) -> int:
     return channels
 
 
+ChannelT = TypeVar("ChannelT", aio.Channel, grpc.Channel)
+
+
 def _options(channels: int) -> tuple[tuple[str, str | int], ...]:
     return CHANNEL_OPTIONS if channels == 1 else POOLED_CHANNEL_OPTIONS
 
 
-class EngineClient:
-    """Asynchronous engine client over `channels` grpc.aio channels, taken in turn."""
+class _ChannelRotation(Generic[ChannelT]):
+    """The channels of a client and their stubs, taken in turn call by call."""
 
-    def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
+    def __init__(
+        self,
+        target: str,
+        timeout: float,
+        channels: int,
+        open_channel: Callable[..., ChannelT],
+    ) -> None:
         self.target = target
         self.timeout = timeout
         options = _options(_channel_count(channels))
-        self._channels = [aio.insecure_channel(target, options=options) for _ in range(channels)]
+        self._channels = [open_channel(target, options=options) for _ in range(channels)]
         self._stubs: Iterator[engine_pb2_grpc.EngineStub] = itertools.cycle(
             [engine_pb2_grpc.EngineStub(channel) for channel in self._channels]
         )
@@ -189,6 +198,13 @@ class EngineClient:
     @property
     def _health(self) -> health_pb2_grpc.HealthStub:
         return next(self._healths)
+
+
+class EngineClient(_ChannelRotation[aio.Channel]):
+    """Asynchronous engine client over `channels` grpc.aio channels, taken in turn."""
+
+    def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
+        super().__init__(target, timeout, channels, aio.insecure_channel)
 
     async def __aenter__(self) -> Self:
         return self
@@ -272,29 +288,11 @@ class EngineClient:
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-class SyncEngineClient:
+class SyncEngineClient(_ChannelRotation[grpc.Channel]):
     """Blocking engine client, for scripts and examples; same methods as EngineClient."""
 
     def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
-        self.target = target
-        self.timeout = timeout
-        options = _options(_channel_count(channels))
-        self._channels = [grpc.insecure_channel(target, options=options) for _ in range(channels)]
-        self._stubs: Iterator[engine_pb2_grpc.EngineStub] = itertools.cycle(
-            [engine_pb2_grpc.EngineStub(channel) for channel in self._channels]
-        )
-        self._healths: Iterator[health_pb2_grpc.HealthStub] = itertools.cycle(
-            [health_pb2_grpc.HealthStub(channel) for channel in self._channels]
-        )
-
-    @property
-    def _stub(self) -> engine_pb2_grpc.EngineStub:
-        """The stub of the next channel in turn."""
-        return next(self._stubs)
-
-    @property
-    def _health(self) -> health_pb2_grpc.HealthStub:
-        return next(self._healths)
+        super().__init__(target, timeout, channels, grpc.insecure_channel)
 
     def __enter__(self) -> Self:
         return self
