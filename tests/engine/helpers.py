@@ -89,3 +89,20 @@ async def expect_error(awaitable: Any) -> EngineError:
     with pytest.raises(EngineError) as caught:
         await awaitable
     return caught.value
+
+
+def mutated(original: bytes, edits: list[tuple[int, int]], how: str) -> bytes:
+    """`original` with byte edits applied the given way: flip bits, insert or delete
+    bytes at the edit positions, or truncate at the first position (for fuzzing)."""
+    data = bytearray(original)
+    for offset, value in edits:
+        at = offset % len(data)
+        if how == "flip":
+            data[at] ^= value or 1
+        elif how == "insert":
+            data.insert(at, value)
+        elif how == "delete" and len(data) > 1:
+            del data[at]
+        elif how == "truncate":
+            data = data[: max(at, 1)]
+    return bytes(data)

@@ -16,6 +16,8 @@ from patience_engine.client import EngineError, SyncEngineClient
 from patience_engine.codec import Position, encode_state
 from solitaire.v1 import game_pb2
 
+from tests.engine.helpers import mutated
+
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 ILLEGAL = grpc.StatusCode.FAILED_PRECONDITION
 
@@ -63,18 +65,8 @@ def test_random_bytes_are_refused_cleanly(sync_client: SyncEngineClient, data: b
 def test_mutated_state_bytes_are_refused_cleanly(
     sync_client: SyncEngineClient, which: int, edits: list[tuple[int, int]], how: str
 ) -> None:
-    data = bytearray(base_states()[which])
-    for position, value in edits:
-        at = position % len(data)
-        if how == "flip":
-            data[at] ^= value or 1
-        elif how == "insert":
-            data.insert(at, value)
-        elif how == "delete" and len(data) > 1:
-            del data[at]
-        elif how == "truncate":
-            data = data[: max(at, 1)]
-    assert state_answers(sync_client, bytes(data)) <= {INVALID, grpc.StatusCode.OK}
+    data = mutated(base_states()[which], edits, how)
+    assert state_answers(sync_client, data) <= {INVALID, grpc.StatusCode.OK}
 
 
 uint32 = st.integers(min_value=0, max_value=2**32 - 1)

@@ -28,7 +28,7 @@ from patience_engine.sealing import Sealer
 from patience_engine.views import player_view_bytes
 from solitaire.v1 import game_pb2
 
-from tests.engine.helpers import SEAL_KEY, expect_error
+from tests.engine.helpers import SEAL_KEY, expect_error, mutated
 
 
 def played(variant_id: str, deal: int, moves: int, seed: int = 0) -> patience.State:
@@ -184,17 +184,7 @@ def test_trusted_reads_of_any_bytes_never_fault(
 ) -> None:
     """Even bytes no engine wrote (as if the key had leaked) are refused cleanly or
     give a position the rules can play on without faults."""
-    data = bytearray(base_states[which])
-    for offset, value in edits:
-        at = offset % len(data)
-        if how == "flip":
-            data[at] ^= value or 1
-        elif how == "insert":
-            data.insert(at, value)
-        elif how == "delete" and len(data) > 1:
-            del data[at]
-        elif how == "truncate":
-            data = data[: max(at, 1)]
+    data = mutated(base_states[which], edits, how)
     forget_read_states()
     try:
         position = decode_state(bytes(data), trusted=True)
