@@ -14,7 +14,7 @@ import pytest
 from patience_launcher import probes
 from patience_launcher.addresses import free_port, host_port, port_is_free, reachable_host
 from patience_launcher.children import ChildProcess
-from patience_launcher.cli import redact, split_listen
+from patience_launcher.cli import page_origins, redact, split_listen
 from patience_launcher.healthcheck import main as healthcheck
 from patience_launcher.redis_server import EmbeddedRedis, find_redis_server
 from patience_launcher.supervisor import describe_exit
@@ -39,6 +39,15 @@ def test_a_wildcard_bind_is_reached_through_loopback(bind: str, expected: str) -
 def test_split_listen() -> None:
     assert split_listen("0.0.0.0:50051") == ("0.0.0.0", 50051)
     assert split_listen("[::]:7") == ("::", 7)
+
+
+def test_the_gateway_allows_its_own_pages_origin_and_the_configured_ones() -> None:
+    assert page_origins("http://127.0.0.1:8000", 8000, "") == (
+        "http://127.0.0.1:8000,http://localhost:8000"
+    )
+    assert page_origins("http://[::1]:81", 81, " https://a.example ") == (
+        "http://[::1]:81, https://a.example "
+    )
 
 
 def test_redact_hides_only_the_password() -> None:

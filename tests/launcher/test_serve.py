@@ -72,6 +72,18 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     assert probes.http_ok(f"{rest}/readyz")
     variants = get_json(f"{rest}/v1/variants")
     assert variants, "GET /v1/variants answered with nothing"
+    # The page the gateway serves may call it under either loopback name (CORS).
+    preflight = urllib.request.Request(
+        f"{rest}/v1/games",
+        method="OPTIONS",
+        headers={
+            "Origin": f"http://localhost:{http_port}",
+            "Access-Control-Request-Method": "POST",
+        },
+    )
+    with urllib.request.urlopen(preflight, timeout=10) as response:
+        allowed = response.headers["Access-Control-Allow-Origin"]
+        assert allowed == f"http://localhost:{http_port}"
     assert probes.grpc_serving(grpc_target)
     assert healthcheck(["grpc", grpc_target]) == 0
     with SyncEngineClient(grpc_target) as engine:

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from patience_gateway import openapi
+from patience_gateway.cors import cors_middleware
 from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_problem
 from patience_gateway.fast_moves import MoveFastPath
 from patience_gateway.limits import BodySizeLimit
@@ -107,6 +108,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # innermost first: the move fast path sees a body already held to the size limit
     app.add_middleware(MoveFastPath, gateway=app)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, on_problem=metrics.problem)
+    if settings.cors_origins:
+        # outside the fast path and the size limit, so their answers carry the headers too
+        app.add_middleware(cors_middleware, origins=settings.cors_origins)
     app.add_middleware(MetricsMiddleware, metrics=metrics)
     openapi.install(app)
     logging.getLogger("patience_gateway").setLevel(settings.log_level.upper())

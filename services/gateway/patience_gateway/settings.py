@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from patience_gateway.cors import OriginError, parse_origins
+
 
 def default_engine_channels() -> int:
     """One connection per core, two at least: each reaches one engine process
@@ -30,6 +32,13 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
     return value
 
 
+def _origins(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
+    try:
+        return parse_origins(environ.get(name, ""))
+    except OriginError as error:
+        raise SettingsError(f"{name}: {error}") from None
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the gateway needs to know about its surroundings."""
@@ -49,6 +58,8 @@ class Settings:
     engine_timeout_seconds: float = 5.0
     # Deadline of one Redis command.
     redis_timeout_seconds: float = 2.0
+    # Origins whose pages may call the API from a browser (CORS); none by default.
+    cors_origins: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -63,4 +74,5 @@ class Settings:
             host=env.get("GATEWAY_HOST") or defaults.host,
             port=_positive_int(env, "GATEWAY_PORT", defaults.port),
             log_level=(env.get("LOG_LEVEL") or defaults.log_level).lower(),
+            cors_origins=_origins(env, "CORS_ORIGINS"),
         )

@@ -84,15 +84,28 @@ def start_gateway(
     timeout: float,
 ) -> str:
     """Starts the gateway on host:port; returns its base URL for local clients."""
-    env = child_env(
-        REDIS_URL=redis_url, ENGINE_ADDR=engine_addr, GATEWAY_HOST=host, GATEWAY_PORT=str(port)
-    )
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
+    env = child_env(
+        REDIS_URL=redis_url,
+        ENGINE_ADDR=engine_addr,
+        GATEWAY_HOST=host,
+        GATEWAY_PORT=str(port),
+        CORS_ORIGINS=page_origins(base, port, os.environ.get("CORS_ORIGINS", "")),
+    )
     child = ChildProcess("gateway", service_argv("patience-gateway", "patience_gateway"), env)
     supervisor.say(f"starting the gateway on {addresses.host_port(host, port)}")
     ready = lambda: probes.http_ok(f"{base}/readyz")  # noqa: E731
     supervisor.add_child(child, ready, timeout, STOP_TIMEOUT_SECONDS)
     return base
+
+
+def page_origins(base: str, port: int, configured: str) -> str:
+    """CORS_ORIGINS for the gateway: its own web client's origin (under the loopback
+    name too), then whatever origins were configured."""
+    own = [base]
+    if base == f"http://127.0.0.1:{port}":
+        own.append(f"http://localhost:{port}")
+    return ",".join([*own, configured]) if configured.strip() else ",".join(own)
 
 
 def start_redis(supervisor: Supervisor, timeout: float) -> tuple[str, str]:
