@@ -10,6 +10,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from fastapi_offline import FastAPIOffline
 from patience_engine.client import EngineClient, EngineError
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
@@ -39,6 +40,8 @@ sees. Errors are RFC 9457 `application/problem+json` with a stable `code`
 (see docs/api.md). Game routes need the token handed out when the game was created,
 as `Authorization: Bearer <token>`.
 """
+
+DOCS_ASSETS = "/docs/assets"
 
 _HTTP_STATUS_CODES = {
     400: "malformed-body",
@@ -88,7 +91,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await store.aclose()
             await redis.aclose()
 
-    app = FastAPI(
+    # Swagger UI (/docs) and ReDoc (/redoc) from files shipped in fastapi-offline's wheel,
+    # so the pages work offline and load nothing from another site.
+    app = FastAPIOffline(
+        static_url=DOCS_ASSETS,
         title="Patience gateway",
         version="1.0.0",
         description=DESCRIPTION,
