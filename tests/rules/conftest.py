@@ -605,10 +605,6 @@ def oracle_moves(state: State) -> set[str]:
         return set()  # won
     moves: set[str] = set()
     withdraws = fifteen_withdraws(piles) if vid == "the-fifteen" else set()
-    if vid == "the-fifteen" and not any(piles[f"f{i}"] for i in range(1, 9)):
-        tops = [piles[f"t{i}"][-1] for i in range(1, 16) if piles[f"t{i}"]]
-        if not any(rank_of(c) in (1, 13) for c in tops) and not withdraws:
-            return set()  # fails at the opening
     moves |= withdraws
     if shape.stock and piles["stock"]:
         moves.add("deal")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import secrets
 
 import patience
 import pytest
@@ -137,3 +138,22 @@ def test_random_deal_numbers() -> None:
     deals = {patience.get_variant("cody").new_game().deal for _ in range(20)}
     assert all(RANDOM_DEAL_LOW <= d <= MAX_DEAL for d in deals)
     assert len(deals) > 1
+
+
+@pytest.mark.parametrize(("pick", "expected"), [("lowest", 10**16), ("highest", 10**20)])
+def test_random_deal_range_at_both_ends(
+    monkeypatch: pytest.MonkeyPatch, pick: str, expected: int
+) -> None:
+    """RULES.md: a random deal lies in 10^16..10^20, both ends included. The operating
+    system's random source is made to give its lowest, then its highest answer."""
+    asked: list[int] = []
+
+    def randbelow(n: int) -> int:
+        asked.append(n)
+        return 0 if pick == "lowest" else n - 1
+
+    monkeypatch.setattr(secrets, "randbelow", randbelow)
+    state = patience.get_variant("bisley").new_game()
+    assert state.deal == expected
+    assert asked == [10**20 - 10**16 + 1]
+    assert str(state) == str(patience.get_variant("bisley").new_game(expected))

@@ -120,14 +120,39 @@ def test_deal_matches_rules(deal: int) -> None:
     assert withdraw_texts(state) == expected_withdraws(piles_by_id(state))
 
 
-def test_deal_168_fails_at_the_opening() -> None:
-    """No ace or king on top or in the sixth row below the top: the game is over."""
+def test_deal_168_plays_on_without_an_ace_or_king_to_withdraw() -> None:
+    """No ace or king on top, none in the sixth row below a top: not stuck for that alone.
+    Building is legal from the deal, and only the withdraw is refused."""
     piles = expected_deal(V, 168)
     assert not any(is_ace_or_king(piles[t][-1]) for t in TABLEAU)
     assert not any(len(piles[t]) > 6 and is_ace_or_king(piles[t][5]) for t in TABLEAU)
     state = patience.get_variant(V).new_game(168)
-    assert state.status is Status.STUCK and state.legal_moves() == ()
-    assert_rejected(state, "withdraw t1", "game_over")
+    assert state.status is Status.PLAYING
+    assert legal_texts(state) == {"t4-t8", "t5-t12", "t8-t4", "t11-t15", "t12-t5", "t15-t11"}
+    for column in ("t1", "t4", "t15"):
+        assert_rejected(state, f"withdraw {column}", "withdraw_bad_card")
+    after = assert_applies(state, "t4-t8")
+    assert changed(state, after) == {
+        "t4": names(piles["t4"][:-1]),
+        "t8": names(piles["t8"] + piles["t4"][-1:]),
+    }
+
+
+def test_deal_308627686_builds_before_any_foundation_to_free_an_ace() -> None:
+    """RULES.md's example: five building moves from the deal uncover the ace of spades."""
+    state = patience.get_variant(V).new_game(308627686)
+    tops = [state.pile(t)[-1] for t in TABLEAU]
+    assert not any(is_ace_or_king(top) for top in tops)
+    assert withdraw_texts(state) == set() and state.status is Status.PLAYING
+    for move in ("t15-t11", "t13-t5", "t14-t13", "t9-t12", "t9-t7"):
+        assert state.foundation_cards == 0
+        state = assert_applies(state, move)
+    assert names(state.pile("t9")[-1:]) == "AS"
+    assert_rejected(state, "withdraw t1", "withdraw_not_allowed")  # an ace is available
+    after = assert_applies(state, "t9-f2")
+    assert changed(state, after) == {"t9": names(state.pile("t9")[:-1]), "f2": "AS"}
+    assert after.status is Status.PLAYING
+    assert_rejected(after, "withdraw t1", "withdraw_not_allowed")  # a foundation is started
 
 
 def test_deal_15_offers_one_ace_and_three_kings() -> None:
@@ -238,12 +263,68 @@ def test_withdraw_of_an_unknown_column() -> None:
     assert_rejected(opening(sixth={"t5": "AH"}), "withdraw t16", "unknown_pile")
 
 
-def test_fails_at_the_opening_without_an_ace_or_king_in_the_sixth_row() -> None:
-    state = opening(tops={"t1": "5H", "t2": "6H"})
-    assert state.status is Status.STUCK
-    assert state.legal_moves() == ()
-    for move in ("t1-t2", "withdraw t1", "withdraw t3", "t1-f3", "deal", "redeal"):
-        assert_rejected(state, move, "game_over")
+def test_no_ace_or_king_to_withdraw_is_not_stuck() -> None:
+    """Nothing to withdraw, nothing founded, no ace or king on top: the columns still build,
+    and each move is refused only for the rule it breaks."""
+    state = opening(tops={"t1": "5H", "t2": "6H", "t3": "9C"})
+    assert withdraw_texts(state) == set()
+    assert state.status is Status.PLAYING
+    assert {"t1-t2", "t2-t1"} <= legal_texts(state)
+    for move, rule in (
+        ("withdraw t1", "withdraw_bad_card"),
+        ("withdraw t3", "withdraw_bad_card"),
+        ("t1-t3", "wrong_suit"),
+        ("t3-t2", "wrong_suit"),
+        ("t1-f3", "wrong_rank"),
+        ("t2-f7", "wrong_rank"),
+        ("deal", "no_stock"),
+        ("redeal", "no_redeal"),
+    ):
+        assert_rejected(state, move, rule)
+    after = assert_applies(state, "t1-t2")
+    assert after.status is Status.PLAYING and after.foundation_cards == 0
+
+
+def test_no_ace_or_king_and_no_move_at_all_is_stuck() -> None:
+    """Stuck as in every game: only when no move at all is legal. Fifteen tops, no two of a
+    suit one rank apart, none an ace or a king, and nothing in the sixth row to withdraw."""
+    tops = [
+        "2C",
+        "4C",
+        "6C",
+        "8C",
+        "2S",
+        "4S",
+        "6S",
+        "8S",
+        "2H",
+        "4H",
+        "6H",
+        "8H",
+        "2D",
+        "4D",
+        "6D",
+    ]
+    state = opening(tops={t: top for t, top in zip(TABLEAU, tops, strict=True)})
+    assert state.status is Status.STUCK and state.legal_moves() == ()
+    for move, rule in (
+        ("t1-t2", "wrong_rank"),  # 2C on 4C
+        ("t1-t5", "wrong_suit"),
+        ("t1-f1", "wrong_rank"),
+        ("withdraw t1", "withdraw_bad_card"),
+        ("withdraw t1 t2", "withdraw_bad_card"),
+    ):
+        assert_rejected(state, move, rule)
+
+
+def test_building_first_then_withdrawing() -> None:
+    """The withdraw stays open while play builds, as long as nothing is founded and no ace
+    or king comes to the top."""
+    state = opening(sixth={"t5": "AH"}, tops={"t1": "5H", "t2": "6H"})
+    built = assert_applies(state, "t1-t2")
+    assert withdraw_texts(built) == {"withdraw t5"}
+    after = assert_applies(built, "withdraw t5")
+    assert after.pile("f3") == cards("AH")
 
 
 def test_play_goes_on_after_the_withdraw() -> None:

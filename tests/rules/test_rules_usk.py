@@ -139,6 +139,31 @@ def test_illegal_moves(base: patience.State, move: str, rule: str) -> None:
     assert_rejected(base, move, rule)
 
 
+@pytest.mark.parametrize(
+    ("refused", "allowed"),
+    [
+        ("t1-t3", "t1-t6"),  # 7C on 8S (the other black suit) refused; on 8H it goes
+        ("t2-t4", "t2-t3"),  # 7H on 8D (the other red suit) refused; on 8S it goes
+        ("t5-t7/2", "t5-t6/2"),  # the run 7S 6D on 8C refused; on 8H it goes
+    ],
+)
+def test_same_colour_of_another_suit_is_refused(refused: str, allowed: str) -> None:
+    """Alternate colour means the other colour, not merely another suit."""
+    state = pos(
+        t={
+            "t1": "QC 7C",
+            "t2": "QH 7H",
+            "t3": "8S",
+            "t4": "8D",
+            "t5": "KS 7S 6D",
+            "t6": "8H",
+            "t7": "8C",
+        }
+    )
+    assert_rejected(state, refused, "wrong_colour")
+    assert_applies(state, allowed)
+
+
 def test_events_of_a_run_move(base: patience.State) -> None:
     after, events = base.apply_with_events(patience.Move.parse("t1-t2/3"))
     assert after == base.apply(patience.Move.parse("t1-t2/3"))

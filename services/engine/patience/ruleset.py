@@ -153,10 +153,7 @@ class RuleSet:
     # ------------------------------------------------------------------ apply
 
     def apply(self, state: State, move: Move, events: bool) -> tuple[State, Events]:
-        piles = state._piles
-        if state._fcount == self.total or (
-            self.withdraw_row and state._fcount == 0 and self.opening_failed(piles)
-        ):
+        if state._fcount == self.total:
             raise _illegal("game_over", "the game is over")
         kind = move.kind
         if kind is MoveKind.TRANSFER:
@@ -354,10 +351,6 @@ class RuleSet:
             if len(piles[t]) > row + 1 and rank(piles[t][row]) in (ACE, KING)
         ]
 
-    def opening_failed(self, piles: Piles) -> bool:
-        """The Fifteen: nothing started, no ace or king available, none to withdraw."""
-        return not self.ace_or_king_available(piles) and not self.withdraw_candidates(piles)
-
     def _withdraw(self, state: State, move: Move, events: bool) -> tuple[State, Events]:
         if not self.withdraw_row:
             raise _illegal("no_withdraw", f"{self.variant.name} has no withdraw")
@@ -441,8 +434,6 @@ class RuleSet:
         piles = state._piles
         fcount = state._fcount
         if fcount == self.total:
-            return ()
-        if self.withdraw_row and fcount == 0 and self.opening_failed(piles):
             return ()
         found_next = self.found_next
         wanted_by_foundation: dict[Card, list[int]] = {}

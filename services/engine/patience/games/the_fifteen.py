@@ -11,10 +11,10 @@ VARIANT = Variant(
     summary=(
         "Two packs in fifteen columns of seven (the last has six). Found an ace and a king "
         "of each suit and build them up and down in suit. Only a column's top card moves; "
-        "columns build up or down in suit, and an empty column takes any available card. "
-        "Once, before any foundation is started and while no ace or king is available, an "
-        "ace, a king, or one of each may be withdrawn from the sixth row to the "
-        "foundations; if none lies there the game is lost. No redeal."
+        "columns build up or down in suit from the deal on, and an empty column takes any "
+        "available card. Once, before any foundation is started and while no ace or king "
+        "is available, an ace, a king, or one of each may be withdrawn from the sixth row "
+        "to the foundations. No redeal."
     ),
     packs=2,
     tableau=15,
