@@ -16,8 +16,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PYTEST_WORKERS ?= auto
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# The Node tools (buf, the examples' clients) from package-lock.json, in node_modules/.
+NODE_BIN := node_modules/.bin
+NODE_STAMP := node_modules/.installed
+HAVE_NPM := $(shell command -v npm 2>/dev/null)
+# The contract that `buf breaking` holds proto/ to: the protos of the last release.
+PROTO_BASELINE := proto/baseline.image.json
 
-.PHONY: run test check lint typecheck protos protos-check bench clean
+.PHONY: run test check lint typecheck protos protos-check protos-lint protos-baseline node \
+	bench clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is needed:" \
@@ -40,7 +47,7 @@ test: check
 	if [ $$status -eq 5 ]; then echo "make: pytest collected no tests: the suite is missing" >&2; fi; \
 	exit $$status
 
-check: protos-check lint typecheck
+check: protos-check protos-lint lint typecheck
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -55,8 +62,32 @@ protos: $(STAMP)
 protos-check: $(STAMP)
 	$(BIN)/python scripts/gen_protos.py --check
 
+# npm ci: exactly the versions of package-lock.json (from npm's cache when it has them).
+$(NODE_STAMP): package.json package-lock.json
+	@rm -f $(NODE_STAMP)
+	npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
+node: $(NODE_STAMP)
+
+# buf lint (STANDARD) and buf breaking against the last release's protos. Without npm
+# they are skipped with a word, except in CI (CI=true), where a missing tool fails.
+ifeq ($(HAVE_NPM),)
+protos-lint:
+	@if [ -n "$$CI" ]; then echo "make: node and npm are needed for buf lint (CI)" >&2; exit 1; fi
+	@echo "make: skipping buf lint and buf breaking: install node (20+) and npm to run them"
+else
+protos-lint: $(NODE_STAMP)
+	$(NODE_BIN)/buf lint
+	$(NODE_BIN)/buf breaking --against $(PROTO_BASELINE)
+endif
+
+# Run when a release is cut: from then on `buf breaking` holds proto/ to it.
+protos-baseline: $(NODE_STAMP)
+	$(NODE_BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

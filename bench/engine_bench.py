@@ -86,7 +86,7 @@ async def _wait_serving(channels: list[grpc.aio.Channel], timeout: float = 30.0)
 class ForwardPlayers:
     """Each concurrent caller plays random legal moves, one fresh deal after another."""
 
-    def __init__(self, stubs: list[engine_pb2_grpc.EngineStub]) -> None:
+    def __init__(self, stubs: list[engine_pb2_grpc.EngineServiceStub]) -> None:
         self.stubs = stubs
         self.states: list[game_pb2.SealedState] = []
         self.legal: list[Sequence[game_pb2.Move]] = []
@@ -107,7 +107,7 @@ class ForwardPlayers:
         await asyncio.gather(*(self._new_game(caller) for caller in range(callers)))
         self.new_games = self.applied = 0
 
-    def _stub(self, caller: int) -> engine_pb2_grpc.EngineStub:
+    def _stub(self, caller: int) -> engine_pb2_grpc.EngineServiceStub:
         self.calls[caller] += 1
         return self.stubs[(caller + self.calls[caller]) % len(self.stubs)]
 
@@ -146,7 +146,7 @@ class ForwardPlayers:
 class CyclePlayers:
     """One endless game per concurrent caller, a card moved back and forth."""
 
-    def __init__(self, stubs: list[engine_pb2_grpc.EngineStub], plan: EndlessGame) -> None:
+    def __init__(self, stubs: list[engine_pb2_grpc.EngineServiceStub], plan: EndlessGame) -> None:
         self.stubs = stubs
         self.plan = plan
         self.cycle = [game_pb2.Move(notation=notation) for notation in plan.cycle]
@@ -197,7 +197,7 @@ async def measure_engine(
     channels = _channels([engine.target for engine in engines], count)
     try:
         await _wait_serving(channels)
-        engine_stubs = [engine_pb2_grpc.EngineStub(c) for c in channels]
+        engine_stubs = [engine_pb2_grpc.EngineServiceStub(c) for c in channels]
         health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
         forward = ForwardPlayers(engine_stubs)
         await forward.prepare(settings.engine_concurrency)

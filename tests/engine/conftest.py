@@ -68,7 +68,7 @@ def sealed_sync_client(sealed_engine: EngineThread) -> Iterator[SyncEngineClient
 
 
 @pytest.fixture(scope="session")
-def raw_stub(engine: EngineThread) -> Iterator[engine_pb2_grpc.EngineStub]:
+def raw_stub(engine: EngineThread) -> Iterator[engine_pb2_grpc.EngineServiceStub]:
     """A bare generated stub, to look at statuses without the client's conversion."""
     with grpc.insecure_channel(engine.target) as channel:
-        yield engine_pb2_grpc.EngineStub(channel)
+        yield engine_pb2_grpc.EngineServiceStub(channel)

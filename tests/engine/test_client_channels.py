@@ -19,7 +19,7 @@ from tests.engine.helpers import EngineThread
 from tests.engine.test_client import answered_by, both_addresses, replicas  # noqa: F401
 
 
-class Recorder(engine_pb2_grpc.EngineServicer, health_pb2_grpc.HealthServicer):  # type: ignore[misc]
+class Recorder(engine_pb2_grpc.EngineServiceServicer, health_pb2_grpc.HealthServicer):  # type: ignore[misc]
     """Answers ListVariants and health checks, noting which connection each came on."""
 
     def __init__(self) -> None:
@@ -42,7 +42,7 @@ class Recorder(engine_pb2_grpc.EngineServicer, health_pb2_grpc.HealthServicer): 
 def recorder() -> Iterator[tuple[Recorder, str]]:
     servicer = Recorder()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
-    engine_pb2_grpc.add_EngineServicer_to_server(servicer, server)
+    engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
     health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()

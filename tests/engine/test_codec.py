@@ -165,14 +165,19 @@ def test_a_foundation_out_of_sequence_is_invalid() -> None:
     [
         (game_pb2.Move(notation="t3-f1"), "t3-f1"),
         (game_pb2.Move(notation="t4-t7/1"), "t4-t7"),
-        (game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t4", target="t7", count=3), "t4-t7/3"),
-        (game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="waste", target="t2"), "waste-t2"),
-        (game_pb2.Move(kind=game_pb2.Move.DEAL), "deal"),
-        (game_pb2.Move(kind=game_pb2.Move.DEAL, notation="deal"), "deal"),
-        (game_pb2.Move(kind=game_pb2.Move.REDEAL, count=1), "redeal"),
-        (game_pb2.Move(kind=game_pb2.Move.WITHDRAW, columns=["t5", "t9"]), "withdraw t5 t9"),
         (
-            game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="r1", target="f5", notation="r1-f5"),
+            game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="t4", target="t7", count=3),
+            "t4-t7/3",
+        ),
+        (game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="waste", target="t2"), "waste-t2"),
+        (game_pb2.Move(kind=game_pb2.MOVE_KIND_DEAL), "deal"),
+        (game_pb2.Move(kind=game_pb2.MOVE_KIND_DEAL, notation="deal"), "deal"),
+        (game_pb2.Move(kind=game_pb2.MOVE_KIND_REDEAL, count=1), "redeal"),
+        (game_pb2.Move(kind=game_pb2.MOVE_KIND_WITHDRAW, columns=["t5", "t9"]), "withdraw t5 t9"),
+        (
+            game_pb2.Move(
+                kind=game_pb2.MOVE_KIND_TRANSFER, source="r1", target="f5", notation="r1-f5"
+            ),
             "r1-f5",
         ),
     ],
@@ -188,17 +193,17 @@ def test_moves_are_read_from_notation_or_fields(message: game_pb2.Move, notation
         game_pb2.Move(notation="T3-F1"),
         game_pb2.Move(notation="move the jack"),
         game_pb2.Move(source="t3", target="f1"),
-        game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t3"),
-        game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t3", target="f1", columns=["t2"]),
-        game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t3-t4", target="f1"),
-        game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t 3", target="f1"),
-        game_pb2.Move(kind=game_pb2.Move.DEAL, source="stock"),
-        game_pb2.Move(kind=game_pb2.Move.DEAL, count=2),
-        game_pb2.Move(kind=game_pb2.Move.REDEAL, columns=["t1"]),
-        game_pb2.Move(kind=game_pb2.Move.WITHDRAW),
-        game_pb2.Move(kind=game_pb2.Move.WITHDRAW, columns=["x5"]),
-        game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t3", target="f1", notation="t3-f2"),
-        game_pb2.Move(kind=game_pb2.Move.DEAL, notation="redeal"),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="t3"),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="t3", target="f1", columns=["t2"]),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="t3-t4", target="f1"),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="t 3", target="f1"),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_DEAL, source="stock"),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_DEAL, count=2),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_REDEAL, columns=["t1"]),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_WITHDRAW),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_WITHDRAW, columns=["x5"]),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_TRANSFER, source="t3", target="f1", notation="t3-f2"),
+        game_pb2.Move(kind=game_pb2.MOVE_KIND_DEAL, notation="redeal"),
         game_pb2.Move(kind=17),  # type: ignore[arg-type]
     ],
 )
@@ -220,7 +225,7 @@ def test_an_empty_move_is_missing() -> None:
 def test_encoded_moves_have_every_field() -> None:
     move = encode_move(patience.Move.transfer("t4", "t7", count=3))
     assert (move.kind, move.source, move.target, move.count, move.notation) == (
-        game_pb2.Move.TRANSFER,
+        game_pb2.MOVE_KIND_TRANSFER,
         "t4",
         "t7",
         3,

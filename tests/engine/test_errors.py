@@ -24,7 +24,9 @@ def library_refusal(state: patience.State, notation: str) -> patience.IllegalMov
     return caught.value
 
 
-def test_errors_are_rich_statuses_with_error_info(raw_stub: engine_pb2_grpc.EngineStub) -> None:
+def test_errors_are_rich_statuses_with_error_info(
+    raw_stub: engine_pb2_grpc.EngineServiceStub,
+) -> None:
     with pytest.raises(grpc.RpcError) as caught:
         raw_stub.GetVariant(engine_pb2.GetVariantRequest(name="klondike"))
     call = caught.value
@@ -115,7 +117,9 @@ async def test_malformed_move_in_a_batch_has_its_index(client: EngineClient) -> 
 
 async def test_contradictory_move_fields(client: EngineClient) -> None:
     game = await client.new_game("bisley", deal=8)
-    move = game_pb2.Move(kind=game_pb2.Move.TRANSFER, source="t1", target="f1", notation="t2-f1")
+    move = game_pb2.Move(
+        kind=game_pb2.MOVE_KIND_TRANSFER, source="t1", target="f1", notation="t2-f1"
+    )
     error = await expect_error(client.apply_move(game.state, move))
     assert error.reason == "MALFORMED_MOVE"
 

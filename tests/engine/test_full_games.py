@@ -63,7 +63,7 @@ async def test_winning_game_in_one_batch(sealed_client: EngineClient, variant_id
     game = winning_game(variant_id)
     start = await sealed_client.new_game(variant_id, deal=game["deal"], options=game["options"])
     reply = await sealed_client.apply_moves(start.state, game["moves"])
-    assert reply.view.status == game_pb2.WON
+    assert reply.view.status == game_pb2.GAME_STATUS_WON
     assert reply.view.counters.foundation_cards == reply.view.counters.total_cards
     assert list(reply.view.legal_moves) == []
     assert [move.notation for move in reply.applied] == game["moves"]
@@ -81,9 +81,9 @@ async def test_winning_game_move_by_move(sealed_client: EngineClient, variant_id
     game = winning_game(variant_id)
     reply = await sealed_client.new_game(variant_id, deal=game["deal"], options=game["options"])
     for notation in game["moves"]:
-        assert reply.view.status == game_pb2.PLAYING
+        assert reply.view.status == game_pb2.GAME_STATUS_PLAYING
         assert notation in {move.notation for move in reply.view.legal_moves}
         reply = await sealed_client.apply_move(reply.state, notation)
         assert reply.applied[0].notation == notation
-    assert reply.view.status == game_pb2.WON
+    assert reply.view.status == game_pb2.GAME_STATUS_WON
     assert state_of(reply.state) == library_result(game, variant_id)

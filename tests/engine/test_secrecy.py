@@ -34,7 +34,7 @@ def test_views_have_no_place_for_the_generator_state() -> None:
 async def test_the_stock_shows_its_size_only(client: EngineClient) -> None:
     game = await client.new_game("napoleon-at-st-helena", deal=31)
     state = state_of(game.state)
-    (stock,) = [pile for pile in game.view.piles if pile.kind == game_pb2.STOCK]
+    (stock,) = [pile for pile in game.view.piles if pile.kind == game_pb2.PILE_KIND_STOCK]
     assert list(stock.cards) == []
     assert stock.size == state.stock_size == len(state.pile("stock")) > 0
     assert visible_cards(game.view) == cards_outside_the_stock(state)
@@ -79,8 +79,8 @@ async def test_a_random_deal_number_is_shown_once_the_game_is_over(client: Engin
             break
         last = last.apply(final_move)
     before = await client.player_view(unsealed(last, deal_secret=True))
-    assert before.status == game_pb2.PLAYING
+    assert before.status == game_pb2.GAME_STATUS_PLAYING
     assert before.deal == ""
     reply = await client.apply_move(unsealed(last, deal_secret=True), str(final_move))
-    assert reply.view.status in (game_pb2.WON, game_pb2.STUCK)
+    assert reply.view.status in (game_pb2.GAME_STATUS_WON, game_pb2.GAME_STATUS_STUCK)
     assert reply.view.deal == str(10**17 + 3)

@@ -18,7 +18,7 @@ from solitaire.v1 import game_pb2
 
 from tests.engine.helpers import EngineThread, expect_error, state_of
 
-ENGINE = "solitaire.v1.Engine"
+ENGINE = "solitaire.v1.EngineService"
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 
@@ -76,7 +76,7 @@ def test_reflection_lists_the_service_and_its_methods(engine: EngineThread) -> N
         }
         apply = service.methods_by_name["ApplyMove"]
         assert apply.input_type.full_name == "solitaire.v1.ApplyMoveRequest"
-        assert apply.output_type.full_name == "solitaire.v1.GameResponse"
+        assert apply.output_type.full_name == "solitaire.v1.ApplyMoveResponse"
         assert "seal" in pool.FindMessageTypeByName("solitaire.v1.SealedState").fields_by_name
 
 

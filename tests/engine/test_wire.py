@@ -71,9 +71,13 @@ def test_player_view_bytes_are_canonical_and_right(variant_id: str) -> None:
         assert [pile.id for pile in view.piles] == list(state.variant.pile_ids)
         for pile, cards in zip(view.piles, state.piles, strict=True):
             assert pile.size == len(cards)
-            shown = [] if pile.kind == game_pb2.STOCK else [CARD_NAMES[card] for card in cards]
+            shown = (
+                []
+                if pile.kind == game_pb2.PILE_KIND_STOCK
+                else [CARD_NAMES[card] for card in cards]
+            )
             assert list(pile.cards) == shown
-        assert view.status == game_pb2.GameStatus.Value(state.status.name)
+        assert view.status == game_pb2.GameStatus.Value("GAME_STATUS_" + state.status.name)
         assert [move.notation for move in view.legal_moves] == [
             str(move) for move in state.legal_moves()
         ]
@@ -112,24 +116,41 @@ def test_moves_and_events_are_canonical() -> None:
             move.count,
         )
         assert tuple(message.columns) == move.columns
+
+
+# The three game replies share their fields and numbers, so one encoding serves all three.
+@pytest.mark.parametrize(
+    "reply_type",
+    [engine_pb2.NewGameResponse, engine_pb2.ApplyMoveResponse, engine_pb2.ApplyMovesResponse],
+)
+def test_game_replies_are_protobufs_own(reply_type: type) -> None:
     state = patience.get_variant("napoleon-at-st-helena").new_game(4)
     after, events = state.apply_with_events(patience.Move.deal())
     data = encode_state(Position(after, True))
+    view = player_view_bytes(Position(after, True))
     reply = canonical(
-        engine_pb2.GameResponse,
+        reply_type,
         wire.game_response(
             wire.sealed_state(data, b"\x01" * 32),
-            player_view_bytes(Position(after, True)),
+            view,
             [patience.Move.deal()],
             events,
         ),
     )
-    assert isinstance(reply, engine_pb2.GameResponse)
+    assert isinstance(reply, reply_type)
     assert reply.state == game_pb2.SealedState(state=data, seal=b"\x01" * 32)
+    assert reply.view == game_pb2.PlayerView.FromString(view)
     assert [move.notation for move in reply.applied] == ["deal"]
     assert [(e.card, e.source, e.source_index, e.target, e.target_index) for e in reply.events] == [
         (CARD_NAMES[e.card], e.source, e.source_index, e.target, e.target_index) for e in events
     ]
+
+
+def test_player_view_reply_is_protobufs_own() -> None:
+    view = player_view_bytes(Position(patience.get_variant("usk").new_game(4), False))
+    reply = canonical(engine_pb2.GetPlayerViewResponse, wire.player_view_response(view))
+    assert isinstance(reply, engine_pb2.GetPlayerViewResponse)
+    assert reply.view == game_pb2.PlayerView.FromString(view)
 
 
 def test_long_fields_get_multi_byte_lengths() -> None:

@@ -44,18 +44,24 @@ from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
 from patience_engine.errors import error_info_of
 
-SERVICE_NAME = "solitaire.v1.Engine"
+SERVICE_NAME = "solitaire.v1.EngineService"
 
 __all__ = [
     "SERVICE_NAME",
     "EngineClient",
     "EngineError",
     "EngineUnavailable",
+    "GameReply",
     "MoveLike",
     "SyncEngineClient",
 ]
 
 MoveLike = str | game_pb2.Move
+# The replies of NewGame, ApplyMove and ApplyMoves: one message each, with the same
+# fields (state, view, applied, events).
+GameReply = (
+    engine_pb2.NewGameResponse | engine_pb2.ApplyMoveResponse | engine_pb2.ApplyMovesResponse
+)
 
 _SERVICE_CONFIG = json.dumps(
     {
@@ -183,15 +189,15 @@ class _ChannelRotation(Generic[ChannelT]):
         self.timeout = timeout
         options = _options(_channel_count(channels))
         self._channels = [open_channel(target, options=options) for _ in range(channels)]
-        self._stubs: Iterator[engine_pb2_grpc.EngineStub] = itertools.cycle(
-            [engine_pb2_grpc.EngineStub(channel) for channel in self._channels]
+        self._stubs: Iterator[engine_pb2_grpc.EngineServiceStub] = itertools.cycle(
+            [engine_pb2_grpc.EngineServiceStub(channel) for channel in self._channels]
         )
         self._healths: Iterator[health_pb2_grpc.HealthStub] = itertools.cycle(
             [health_pb2_grpc.HealthStub(channel) for channel in self._channels]
         )
 
     @property
-    def _stub(self) -> engine_pb2_grpc.EngineStub:
+    def _stub(self) -> engine_pb2_grpc.EngineServiceStub:
         """The stub of the next channel in turn."""
         return next(self._stubs)
 
@@ -234,10 +240,10 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         return list(reply.variants)
 
     async def get_variant(self, name: str) -> game_pb2.Variant:
-        reply: game_pb2.Variant = await self._call(
+        reply: engine_pb2.GetVariantResponse = await self._call(
             self._stub.GetVariant, engine_pb2.GetVariantRequest(name=name)
         )
-        return reply
+        return reply.variant
 
     async def new_game(
         self,
@@ -246,8 +252,8 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         deal: int | str | None = None,
         options: Sequence[str] = (),
         moves: Sequence[MoveLike] = (),
-    ) -> engine_pb2.GameResponse:
-        reply: engine_pb2.GameResponse = await self._call(
+    ) -> engine_pb2.NewGameResponse:
+        reply: engine_pb2.NewGameResponse = await self._call(
             self._stub.NewGame, _new_game_request(variant, deal, options, moves)
         )
         return reply
@@ -260,24 +266,24 @@ class EngineClient(_ChannelRotation[aio.Channel]):
 
     async def apply_move(
         self, state: game_pb2.SealedState, move: MoveLike
-    ) -> engine_pb2.GameResponse:
-        reply: engine_pb2.GameResponse = await self._call(
+    ) -> engine_pb2.ApplyMoveResponse:
+        reply: engine_pb2.ApplyMoveResponse = await self._call(
             self._stub.ApplyMove, engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
         )
         return reply
 
     async def apply_moves(
         self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
-    ) -> engine_pb2.GameResponse:
+    ) -> engine_pb2.ApplyMovesResponse:
         request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
-        reply: engine_pb2.GameResponse = await self._call(self._stub.ApplyMoves, request)
+        reply: engine_pb2.ApplyMovesResponse = await self._call(self._stub.ApplyMoves, request)
         return reply
 
     async def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
-        reply: game_pb2.PlayerView = await self._call(
+        reply: engine_pb2.GetPlayerViewResponse = await self._call(
             self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
         )
-        return reply
+        return reply.view
 
     async def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""
@@ -322,10 +328,10 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         return list(reply.variants)
 
     def get_variant(self, name: str) -> game_pb2.Variant:
-        reply: game_pb2.Variant = self._call(
+        reply: engine_pb2.GetVariantResponse = self._call(
             self._stub.GetVariant, engine_pb2.GetVariantRequest(name=name)
         )
-        return reply
+        return reply.variant
 
     def new_game(
         self,
@@ -334,8 +340,8 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         deal: int | str | None = None,
         options: Sequence[str] = (),
         moves: Sequence[MoveLike] = (),
-    ) -> engine_pb2.GameResponse:
-        reply: engine_pb2.GameResponse = self._call(
+    ) -> engine_pb2.NewGameResponse:
+        reply: engine_pb2.NewGameResponse = self._call(
             self._stub.NewGame, _new_game_request(variant, deal, options, moves)
         )
         return reply
@@ -346,24 +352,26 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         )
         return list(reply.moves)
 
-    def apply_move(self, state: game_pb2.SealedState, move: MoveLike) -> engine_pb2.GameResponse:
-        reply: engine_pb2.GameResponse = self._call(
+    def apply_move(
+        self, state: game_pb2.SealedState, move: MoveLike
+    ) -> engine_pb2.ApplyMoveResponse:
+        reply: engine_pb2.ApplyMoveResponse = self._call(
             self._stub.ApplyMove, engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
         )
         return reply
 
     def apply_moves(
         self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
-    ) -> engine_pb2.GameResponse:
+    ) -> engine_pb2.ApplyMovesResponse:
         request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
-        reply: engine_pb2.GameResponse = self._call(self._stub.ApplyMoves, request)
+        reply: engine_pb2.ApplyMovesResponse = self._call(self._stub.ApplyMoves, request)
         return reply
 
     def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
-        reply: game_pb2.PlayerView = self._call(
+        reply: engine_pb2.GetPlayerViewResponse = self._call(
             self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
         )
-        return reply
+        return reply.view
 
     def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""

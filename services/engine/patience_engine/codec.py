@@ -166,7 +166,7 @@ def decode_move(message: game_pb2.Move, *, index: int | None = None) -> patience
     (with an optional notation that must agree). `index` is its place in a batch."""
     kind = message.kind
     notation = message.notation
-    if kind == game_pb2.Move.KIND_UNSPECIFIED:
+    if kind == game_pb2.MOVE_KIND_UNSPECIFIED:
         if message.source or message.target or message.count or message.columns:
             raise _malformed(
                 "a move given by its fields needs its kind",
@@ -201,7 +201,7 @@ def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Mov
         tuple(message.columns),
     )
     described = _describe_fields(message)
-    if kind == game_pb2.Move.TRANSFER:
+    if kind == game_pb2.MOVE_KIND_TRANSFER:
         if not source or not target:
             raise _malformed("a transfer needs a source and a target pile", described, index)
         if columns:
@@ -213,7 +213,7 @@ def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Mov
         return move
     if source or target or count > 1:
         raise _malformed("only a transfer names source, target and count", described, index)
-    if kind == game_pb2.Move.WITHDRAW:
+    if kind == game_pb2.MOVE_KIND_WITHDRAW:
         if not columns:
             raise _malformed("a withdraw names the columns it takes from", described, index)
         move = _parse("withdraw " + " ".join(columns), index)
@@ -222,9 +222,9 @@ def _move_from_fields(message: game_pb2.Move, index: int | None) -> patience.Mov
         return move
     if columns:
         raise _malformed("only a withdraw names columns", described, index)
-    if kind == game_pb2.Move.DEAL:
+    if kind == game_pb2.MOVE_KIND_DEAL:
         return patience.Move.deal()
-    if kind == game_pb2.Move.REDEAL:
+    if kind == game_pb2.MOVE_KIND_REDEAL:
         return patience.Move.redeal()
     raise _malformed(f"unknown move kind {kind}", described, index)
 
@@ -253,7 +253,11 @@ def _parse(text: str, index: int | None) -> patience.Move:
 
 def _describe_fields(message: game_pb2.Move) -> str:
     """A readable form of a move given by fields, for error metadata."""
-    kind = game_pb2.Move.Kind.Name(message.kind) if message.kind in _KIND_NUMBERS else "?"
+    kind = (
+        game_pb2.MoveKind.Name(message.kind).removeprefix("MOVE_KIND_")
+        if message.kind in _KIND_NUMBERS
+        else "?"
+    )
     parts = [kind.lower(), message.source, message.target]
     if message.count:
         parts.append(str(message.count))
@@ -261,7 +265,7 @@ def _describe_fields(message: game_pb2.Move) -> str:
     return " ".join(part for part in parts if part)
 
 
-_KIND_NUMBERS = frozenset(game_pb2.Move.Kind.values())
+_KIND_NUMBERS = frozenset(game_pb2.MoveKind.values())
 
 
 def _malformed(message: str, text: str, index: int | None) -> Rejected:

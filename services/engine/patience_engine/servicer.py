@@ -33,7 +33,7 @@ from patience_engine.views import VARIANT_MESSAGES, view_of_state
 
 log = logging.getLogger("patience_engine")
 
-SERVICE_NAME: str = engine_pb2.DESCRIPTOR.services_by_name["Engine"].full_name
+SERVICE_NAME: str = engine_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
 # More moves than this in one request are refused: a whole game is a few hundred.
 MAX_BATCH_MOVES = 10_000
 
@@ -75,7 +75,8 @@ class EngineService:
             variants=VARIANT_MESSAGES.values()
         ).SerializeToString()
         self._variant = {
-            name: message.SerializeToString() for name, message in VARIANT_MESSAGES.items()
+            name: engine_pb2.GetVariantResponse(variant=message).SerializeToString()
+            for name, message in VARIANT_MESSAGES.items()
         }
 
     # ----------------------------------------------------------------- variants
@@ -133,7 +134,8 @@ class EngineService:
     @_rpc
     def GetPlayerView(self, request: engine_pb2.GetPlayerViewRequest) -> bytes:
         data = self._state_bytes(request.state)
-        return view_of_state(data, decode_state(data, trusted=self._sealer.enabled))
+        view = view_of_state(data, decode_state(data, trusted=self._sealer.enabled))
+        return wire.player_view_response(view)
 
     # ----------------------------------------------------------------- helpers
 
@@ -149,7 +151,8 @@ class EngineService:
         return decode_state(self._state_bytes(sealed), trusted=self._sealer.enabled)
 
     def _play(self, position: Position, messages: Sequence[game_pb2.Move], *, batch: bool) -> bytes:
-        """Applies the moves in order, all or none, and writes the GameResponse."""
+        """Applies the moves in order, all or none, and writes the reply
+        (NewGameResponse, ApplyMoveResponse and ApplyMovesResponse share their fields)."""
         if len(messages) > self._max_batch_moves:
             raise Rejected(
                 Reason.TOO_MANY_MOVES,

@@ -19,23 +19,23 @@ from patience_engine.codec import Position
 from patience_engine.memo import Memo
 
 _PILE_KINDS: Mapping[str, int] = {
-    "tableau": game_pb2.TABLEAU,
-    "reserve": game_pb2.RESERVE,
-    "foundation": game_pb2.FOUNDATION,
-    "stock": game_pb2.STOCK,
-    "waste": game_pb2.WASTE,
+    "tableau": game_pb2.PILE_KIND_TABLEAU,
+    "reserve": game_pb2.PILE_KIND_RESERVE,
+    "foundation": game_pb2.PILE_KIND_FOUNDATION,
+    "stock": game_pb2.PILE_KIND_STOCK,
+    "waste": game_pb2.PILE_KIND_WASTE,
 }
 _LAYOUTS: Mapping[str, int] = {
-    "fan": game_pb2.FAN,
-    "column": game_pb2.COLUMN,
-    "cell": game_pb2.CELL,
-    "stack": game_pb2.STACK,
+    "fan": game_pb2.LAYOUT_FAN,
+    "column": game_pb2.LAYOUT_COLUMN,
+    "cell": game_pb2.LAYOUT_CELL,
+    "stack": game_pb2.LAYOUT_STACK,
 }
-_DIRECTIONS: Mapping[str, int] = {"up": game_pb2.UP, "down": game_pb2.DOWN}
+_DIRECTIONS: Mapping[str, int] = {"up": game_pb2.DIRECTION_UP, "down": game_pb2.DIRECTION_DOWN}
 _STATUS: Mapping[patience.Status, int] = {
-    patience.Status.PLAYING: game_pb2.PLAYING,
-    patience.Status.WON: game_pb2.WON,
-    patience.Status.STUCK: game_pb2.STUCK,
+    patience.Status.PLAYING: game_pb2.GAME_STATUS_PLAYING,
+    patience.Status.WON: game_pb2.GAME_STATUS_WON,
+    patience.Status.STUCK: game_pb2.GAME_STATUS_STUCK,
 }
 
 
@@ -82,8 +82,8 @@ def status_of(state: patience.State, legal_moves: Sequence[patience.Move]) -> in
     is on a foundation, stuck when no move is legal) rather than asking the state to
     find them again."""
     if state.foundation_cards == state.total_cards:
-        return game_pb2.WON
-    return game_pb2.PLAYING if legal_moves else game_pb2.STUCK
+        return game_pb2.GAME_STATUS_WON
+    return game_pb2.GAME_STATUS_PLAYING if legal_moves else game_pb2.GAME_STATUS_STUCK
 
 
 def player_view_bytes(
@@ -94,7 +94,7 @@ def player_view_bytes(
     if legal_moves is None:
         legal_moves = state.legal_moves()
     status = status_of(state, legal_moves)
-    shown = status != game_pb2.PLAYING or not position.deal_secret
+    shown = status != game_pb2.GAME_STATUS_PLAYING or not position.deal_secret
     return wire.player_view(
         state,
         _LAYOUT_OF[state.variant.id],

@@ -2,7 +2,8 @@
 
 Building protobuf messages field by field from Python costs more than the rules
 themselves, so the hot path writes the bytes of GameState, PlayerView, Move, CardMoved
-and GameResponse directly, from pieces computed once (card names, pile ids, moves).
+and the game replies (NewGameResponse, ApplyMoveResponse, ApplyMovesResponse,
+GetPlayerViewResponse) directly, from pieces computed once (card names, pile ids, moves).
 The output is what `SerializeToString` gives for the same values (fields in number
 order, defaults left out); tests/engine/test_wire.py holds it to that.
 
@@ -69,10 +70,10 @@ _VIEW_CARD = tuple(bytes_field(3, name.encode()) for name in CARD_NAMES)
 _view_card = _VIEW_CARD.__getitem__
 
 _MOVE_KIND = {
-    patience.MoveKind.TRANSFER: game_pb2.Move.TRANSFER,
-    patience.MoveKind.DEAL: game_pb2.Move.DEAL,
-    patience.MoveKind.REDEAL: game_pb2.Move.REDEAL,
-    patience.MoveKind.WITHDRAW: game_pb2.Move.WITHDRAW,
+    patience.MoveKind.TRANSFER: game_pb2.MOVE_KIND_TRANSFER,
+    patience.MoveKind.DEAL: game_pb2.MOVE_KIND_DEAL,
+    patience.MoveKind.REDEAL: game_pb2.MOVE_KIND_REDEAL,
+    patience.MoveKind.WITHDRAW: game_pb2.MOVE_KIND_WITHDRAW,
 }
 
 
@@ -204,7 +205,7 @@ class PileLayout:
             text_field(1, pile_id) + uint_field(2, kind)
             for pile_id, kind in zip(pile_ids, kinds, strict=True)
         )
-        stocks = [index for index, kind in enumerate(kinds) if kind == game_pb2.STOCK]
+        stocks = [index for index, kind in enumerate(kinds) if kind == game_pb2.PILE_KIND_STOCK]
         self.stock = stocks[0] if stocks else -1
 
 
@@ -277,7 +278,8 @@ def game_response(
     applied: Sequence[patience.Move],
     events: Iterable[patience.CardMoved],
 ) -> bytes:
-    """The serialized GameResponse from its serialized parts."""
+    """A serialized NewGameResponse, ApplyMoveResponse or ApplyMovesResponse (the three
+    share their fields) from its serialized parts."""
     return b"".join(
         (
             bytes_field(1, sealed),
@@ -286,3 +288,8 @@ def game_response(
             events_field(4, events),
         )
     )
+
+
+def player_view_response(view: bytes) -> bytes:
+    """The serialized GetPlayerViewResponse of a serialized PlayerView."""
+    return bytes_field(1, view)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
-from patience_engine.client import EngineClient, EngineError, EngineUnavailable
-from solitaire.v1 import engine_pb2, game_pb2
+from patience_engine.client import EngineClient, EngineError, EngineUnavailable, GameReply
+from solitaire.v1 import game_pb2
 
 from patience_gateway import views
 from patience_gateway.failures import engine_problem, internal_engine_problem
@@ -214,9 +214,9 @@ class GameService:
             if request.move is not None
             else game_pb2.Move(
                 kind=(
-                    game_pb2.Move.Kind.Value(request.kind.upper())
+                    game_pb2.MoveKind.Value("MOVE_KIND_" + request.kind.upper())
                     if request.kind
-                    else game_pb2.Move.KIND_UNSPECIFIED
+                    else game_pb2.MOVE_KIND_UNSPECIFIED
                 ),
                 source=request.source or "",
                 target=request.target or "",
@@ -266,9 +266,7 @@ class GameService:
         body = views.game_json(game_id, loaded.version + 1, reply.view)
         return await self._commit("undo", game_id, loaded, reply, if_match, key, print_, body)
 
-    async def _replay(
-        self, state: game_pb2.SealedState, moves: list[str]
-    ) -> engine_pb2.GameResponse:
+    async def _replay(self, state: game_pb2.SealedState, moves: list[str]) -> GameReply:
         """The state after `moves` from `state`: one engine call, or a few for a history
         longer than the engine takes in one batch."""
         reply = await self.engine.apply_moves(state, moves[: self.replay_batch])
@@ -303,7 +301,7 @@ class GameService:
         operation: str,
         game_id: str,
         loaded: Loaded,
-        reply: engine_pb2.GameResponse,
+        reply: GameReply,
         if_match: str | None,
         key: str,
         print_: str,

@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from solitaire.v1 import engine_pb2, game_pb2
+from patience_engine.client import GameReply
+from solitaire.v1 import game_pb2
 
 # Indexed by the protobuf enum numbers; index 0 (UNSPECIFIED) never comes from the engine.
 _STATUS = ("unspecified", "playing", "won", "stuck")
@@ -74,7 +75,7 @@ def game_json(game_id: str, version: int, view: game_pb2.PlayerView) -> dict[str
     }
 
 
-def move_result_json(game_id: str, version: int, reply: engine_pb2.GameResponse) -> dict[str, Any]:
+def move_result_json(game_id: str, version: int, reply: GameReply) -> dict[str, Any]:
     body = game_json(game_id, version, reply.view)
     body["move"] = move_json(reply.applied[-1])
     body["events"] = [

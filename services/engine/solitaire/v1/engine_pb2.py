@@ -25,34 +25,42 @@ _sym_db = _symbol_database.Default()
 from solitaire.v1 import game_pb2 as solitaire_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19solitaire/v1/engine.proto\x12\x0csolitaire.v1\x1a\x17solitaire/v1/game.proto\"\x15\n\x13ListVariantsRequest\"?\n\x14ListVariantsResponse\x12\'\n\x08variants\x18\x01 \x03(\x0b\x32\x15.solitaire.v1.Variant\"!\n\x11GetVariantRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"c\n\x0eNewGameRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12\x0c\n\x04\x64\x65\x61l\x18\x03 \x01(\t\x12!\n\x05moves\x18\x04 \x03(\x0b\x32\x12.solitaire.v1.Move\"A\n\x15ListLegalMovesRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\";\n\x16ListLegalMovesResponse\x12!\n\x05moves\x18\x01 \x03(\x0b\x32\x12.solitaire.v1.Move\"^\n\x10\x41pplyMoveRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x12.solitaire.v1.Move\"`\n\x11\x41pplyMovesRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12!\n\x05moves\x18\x02 \x03(\x0b\x32\x12.solitaire.v1.Move\"@\n\x14GetPlayerViewRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\"\xae\x01\n\x0cGameResponse\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.solitaire.v1.PlayerView\x12#\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x12.solitaire.v1.Move\x12\'\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x17.solitaire.v1.CardMoved2\xaa\x04\n\x06\x45ngine\x12U\n\x0cListVariants\x12!.solitaire.v1.ListVariantsRequest\x1a\".solitaire.v1.ListVariantsResponse\x12\x44\n\nGetVariant\x12\x1f.solitaire.v1.GetVariantRequest\x1a\x15.solitaire.v1.Variant\x12\x43\n\x07NewGame\x12\x1c.solitaire.v1.NewGameRequest\x1a\x1a.solitaire.v1.GameResponse\x12[\n\x0eListLegalMoves\x12#.solitaire.v1.ListLegalMovesRequest\x1a$.solitaire.v1.ListLegalMovesResponse\x12G\n\tApplyMove\x12\x1e.solitaire.v1.ApplyMoveRequest\x1a\x1a.solitaire.v1.GameResponse\x12I\n\nApplyMoves\x12\x1f.solitaire.v1.ApplyMovesRequest\x1a\x1a.solitaire.v1.GameResponse\x12M\n\rGetPlayerView\x12\".solitaire.v1.GetPlayerViewRequest\x1a\x18.solitaire.v1.PlayerViewB0P\x01Z,patience-engine/gen/solitaire/v1;solitairev1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19solitaire/v1/engine.proto\x12\x0csolitaire.v1\x1a\x17solitaire/v1/game.proto\"\x15\n\x13ListVariantsRequest\"?\n\x14ListVariantsResponse\x12\'\n\x08variants\x18\x01 \x03(\x0b\x32\x15.solitaire.v1.Variant\"!\n\x11GetVariantRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"<\n\x12GetVariantResponse\x12&\n\x07variant\x18\x01 \x01(\x0b\x32\x15.solitaire.v1.Variant\"c\n\x0eNewGameRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12\x0c\n\x04\x64\x65\x61l\x18\x03 \x01(\t\x12!\n\x05moves\x18\x04 \x03(\x0b\x32\x12.solitaire.v1.Move\"\xb1\x01\n\x0fNewGameResponse\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.solitaire.v1.PlayerView\x12#\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x12.solitaire.v1.Move\x12\'\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x17.solitaire.v1.CardMoved\"A\n\x15ListLegalMovesRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\";\n\x16ListLegalMovesResponse\x12!\n\x05moves\x18\x01 \x03(\x0b\x32\x12.solitaire.v1.Move\"^\n\x10\x41pplyMoveRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12 \n\x04move\x18\x02 \x01(\x0b\x32\x12.solitaire.v1.Move\"\xb3\x01\n\x11\x41pplyMoveResponse\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.solitaire.v1.PlayerView\x12#\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x12.solitaire.v1.Move\x12\'\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x17.solitaire.v1.CardMoved\"`\n\x11\x41pplyMovesRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12!\n\x05moves\x18\x02 \x03(\x0b\x32\x12.solitaire.v1.Move\"\xb4\x01\n\x12\x41pplyMovesResponse\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\x12&\n\x04view\x18\x02 \x01(\x0b\x32\x18.solitaire.v1.PlayerView\x12#\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x12.solitaire.v1.Move\x12\'\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x17.solitaire.v1.CardMoved\"@\n\x14GetPlayerViewRequest\x12(\n\x05state\x18\x01 \x01(\x0b\x32\x19.solitaire.v1.SealedState\"?\n\x15GetPlayerViewResponse\x12&\n\x04view\x18\x01 \x01(\x0b\x32\x18.solitaire.v1.PlayerView2\xd5\x04\n\rEngineService\x12U\n\x0cListVariants\x12!.solitaire.v1.ListVariantsRequest\x1a\".solitaire.v1.ListVariantsResponse\x12O\n\nGetVariant\x12\x1f.solitaire.v1.GetVariantRequest\x1a .solitaire.v1.GetVariantResponse\x12\x46\n\x07NewGame\x12\x1c.solitaire.v1.NewGameRequest\x1a\x1d.solitaire.v1.NewGameResponse\x12[\n\x0eListLegalMoves\x12#.solitaire.v1.ListLegalMovesRequest\x1a$.solitaire.v1.ListLegalMovesResponse\x12L\n\tApplyMove\x12\x1e.solitaire.v1.ApplyMoveRequest\x1a\x1f.solitaire.v1.ApplyMoveResponse\x12O\n\nApplyMoves\x12\x1f.solitaire.v1.ApplyMovesRequest\x1a .solitaire.v1.ApplyMovesResponse\x12X\n\rGetPlayerView\x12\".solitaire.v1.GetPlayerViewRequest\x1a#.solitaire.v1.GetPlayerViewResponseB\xe5\x01\n&io.github.patience_engine.solitaire.v1B\x0b\x45ngineProtoP\x01ZJgithub.com/patience-engine/patience-engine/gen/go/solitaire/v1;solitairev1\xa2\x02\x03SXX\xaa\x02\x1bPatienceEngine.Solitaire.V1\xca\x02\x1bPatienceEngine\\Solitaire\\V1\xea\x02\x1dPatienceEngine::Solitaire::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'solitaire.v1.engine_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
-  _globals['DESCRIPTOR']._serialized_options = b'P\001Z,patience-engine/gen/solitaire/v1;solitairev1'
+  _globals['DESCRIPTOR']._serialized_options = b'\n&io.github.patience_engine.solitaire.v1B\013EngineProtoP\001ZJgithub.com/patience-engine/patience-engine/gen/go/solitaire/v1;solitairev1\242\002\003SXX\252\002\033PatienceEngine.Solitaire.V1\312\002\033PatienceEngine\\Solitaire\\V1\352\002\035PatienceEngine::Solitaire::V1'
   _globals['_LISTVARIANTSREQUEST']._serialized_start=68
   _globals['_LISTVARIANTSREQUEST']._serialized_end=89
   _globals['_LISTVARIANTSRESPONSE']._serialized_start=91
   _globals['_LISTVARIANTSRESPONSE']._serialized_end=154
   _globals['_GETVARIANTREQUEST']._serialized_start=156
   _globals['_GETVARIANTREQUEST']._serialized_end=189
-  _globals['_NEWGAMEREQUEST']._serialized_start=191
-  _globals['_NEWGAMEREQUEST']._serialized_end=290
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=292
-  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=357
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=359
-  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=418
-  _globals['_APPLYMOVEREQUEST']._serialized_start=420
-  _globals['_APPLYMOVEREQUEST']._serialized_end=514
-  _globals['_APPLYMOVESREQUEST']._serialized_start=516
-  _globals['_APPLYMOVESREQUEST']._serialized_end=612
-  _globals['_GETPLAYERVIEWREQUEST']._serialized_start=614
-  _globals['_GETPLAYERVIEWREQUEST']._serialized_end=678
-  _globals['_GAMERESPONSE']._serialized_start=681
-  _globals['_GAMERESPONSE']._serialized_end=855
-  _globals['_ENGINE']._serialized_start=858
-  _globals['_ENGINE']._serialized_end=1412
+  _globals['_GETVARIANTRESPONSE']._serialized_start=191
+  _globals['_GETVARIANTRESPONSE']._serialized_end=251
+  _globals['_NEWGAMEREQUEST']._serialized_start=253
+  _globals['_NEWGAMEREQUEST']._serialized_end=352
+  _globals['_NEWGAMERESPONSE']._serialized_start=355
+  _globals['_NEWGAMERESPONSE']._serialized_end=532
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_start=534
+  _globals['_LISTLEGALMOVESREQUEST']._serialized_end=599
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_start=601
+  _globals['_LISTLEGALMOVESRESPONSE']._serialized_end=660
+  _globals['_APPLYMOVEREQUEST']._serialized_start=662
+  _globals['_APPLYMOVEREQUEST']._serialized_end=756
+  _globals['_APPLYMOVERESPONSE']._serialized_start=759
+  _globals['_APPLYMOVERESPONSE']._serialized_end=938
+  _globals['_APPLYMOVESREQUEST']._serialized_start=940
+  _globals['_APPLYMOVESREQUEST']._serialized_end=1036
+  _globals['_APPLYMOVESRESPONSE']._serialized_start=1039
+  _globals['_APPLYMOVESRESPONSE']._serialized_end=1219
+  _globals['_GETPLAYERVIEWREQUEST']._serialized_start=1221
+  _globals['_GETPLAYERVIEWREQUEST']._serialized_end=1285
+  _globals['_GETPLAYERVIEWRESPONSE']._serialized_start=1287
+  _globals['_GETPLAYERVIEWRESPONSE']._serialized_end=1350
+  _globals['_ENGINESERVICE']._serialized_start=1353
+  _globals['_ENGINESERVICE']._serialized_end=1950
 # @@protoc_insertion_point(module_scope)

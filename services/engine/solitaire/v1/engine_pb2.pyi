@@ -81,6 +81,26 @@ class GetVariantRequest(_message.Message):
 Global___GetVariantRequest: _TypeAlias = GetVariantRequest  # noqa: Y015
 
 @_typing.final
+class GetVariantResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VARIANT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def variant(self) -> _game_pb2.Variant: ...
+    def __init__(
+        self,
+        *,
+        variant: _game_pb2.Variant | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["variant", b"variant"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["variant", b"variant"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetVariantResponse: _TypeAlias = GetVariantResponse  # noqa: Y015
+
+@_typing.final
 class NewGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -116,6 +136,51 @@ class NewGameRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___NewGameRequest: _TypeAlias = NewGameRequest  # noqa: Y015
+
+@_typing.final
+class NewGameResponse(_message.Message):
+    """The dealt game (after the replayed moves, if any).
+    NewGameResponse, ApplyMoveResponse and ApplyMovesResponse share their fields and
+    numbers, so the three are read the same way.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    APPLIED_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState:
+        """The new state, to be passed back on the next call."""
+
+    @_builtins.property
+    def view(self) -> _game_pb2.PlayerView:
+        """What the player sees now, with status, counters and the legal moves."""
+
+    @_builtins.property
+    def applied(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Move]:
+        """The moves applied, normalised (every field filled in)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.CardMoved]:
+        """Cards moved by those moves, in order."""
+
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+        view: _game_pb2.PlayerView | None = ...,
+        applied: _abc.Iterable[_game_pb2.Move] | None = ...,
+        events: _abc.Iterable[_game_pb2.CardMoved] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "events", b"events", "state", b"state", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NewGameResponse: _TypeAlias = NewGameResponse  # noqa: Y015
 
 @_typing.final
 class ListLegalMovesRequest(_message.Message):
@@ -182,51 +247,7 @@ class ApplyMoveRequest(_message.Message):
 Global___ApplyMoveRequest: _TypeAlias = ApplyMoveRequest  # noqa: Y015
 
 @_typing.final
-class ApplyMovesRequest(_message.Message):
-    DESCRIPTOR: _descriptor.Descriptor
-
-    STATE_FIELD_NUMBER: _builtins.int
-    MOVES_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def state(self) -> _game_pb2.SealedState: ...
-    @_builtins.property
-    def moves(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Move]: ...
-    def __init__(
-        self,
-        *,
-        state: _game_pb2.SealedState | None = ...,
-        moves: _abc.Iterable[_game_pb2.Move] | None = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "state", b"state"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___ApplyMovesRequest: _TypeAlias = ApplyMovesRequest  # noqa: Y015
-
-@_typing.final
-class GetPlayerViewRequest(_message.Message):
-    DESCRIPTOR: _descriptor.Descriptor
-
-    STATE_FIELD_NUMBER: _builtins.int
-    @_builtins.property
-    def state(self) -> _game_pb2.SealedState: ...
-    def __init__(
-        self,
-        *,
-        state: _game_pb2.SealedState | None = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___GetPlayerViewRequest: _TypeAlias = GetPlayerViewRequest  # noqa: Y015
-
-@_typing.final
-class GameResponse(_message.Message):
+class ApplyMoveResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     STATE_FIELD_NUMBER: _builtins.int
@@ -263,4 +284,108 @@ class GameResponse(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___GameResponse: _TypeAlias = GameResponse  # noqa: Y015
+Global___ApplyMoveResponse: _TypeAlias = ApplyMoveResponse  # noqa: Y015
+
+@_typing.final
+class ApplyMovesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    MOVES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState: ...
+    @_builtins.property
+    def moves(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Move]: ...
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+        moves: _abc.Iterable[_game_pb2.Move] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["moves", b"moves", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApplyMovesRequest: _TypeAlias = ApplyMovesRequest  # noqa: Y015
+
+@_typing.final
+class ApplyMovesResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    APPLIED_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState:
+        """The new state, to be passed back on the next call."""
+
+    @_builtins.property
+    def view(self) -> _game_pb2.PlayerView:
+        """What the player sees now, with status, counters and the legal moves."""
+
+    @_builtins.property
+    def applied(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Move]:
+        """The moves applied, normalised (every field filled in)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.CardMoved]:
+        """Cards moved by those moves, in order."""
+
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+        view: _game_pb2.PlayerView | None = ...,
+        applied: _abc.Iterable[_game_pb2.Move] | None = ...,
+        events: _abc.Iterable[_game_pb2.CardMoved] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "events", b"events", "state", b"state", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ApplyMovesResponse: _TypeAlias = ApplyMovesResponse  # noqa: Y015
+
+@_typing.final
+class GetPlayerViewRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState: ...
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPlayerViewRequest: _TypeAlias = GetPlayerViewRequest  # noqa: Y015
+
+@_typing.final
+class GetPlayerViewResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEW_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def view(self) -> _game_pb2.PlayerView: ...
+    def __init__(
+        self,
+        *,
+        view: _game_pb2.PlayerView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetPlayerViewResponse: _TypeAlias = GetPlayerViewResponse  # noqa: Y015

@@ -4,7 +4,6 @@ import grpc
 import warnings
 
 from solitaire.v1 import engine_pb2 as solitaire_dot_v1_dot_engine__pb2
-from solitaire.v1 import game_pb2 as solitaire_dot_v1_dot_game__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -26,7 +25,7 @@ if _version_not_supported:
     )
 
 
-class EngineStub:
+class EngineServiceStub:
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -36,43 +35,43 @@ class EngineStub:
             channel: A grpc.Channel.
         """
         self.ListVariants = channel.unary_unary(
-                '/solitaire.v1.Engine/ListVariants',
+                '/solitaire.v1.EngineService/ListVariants',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.ListVariantsRequest.SerializeToString,
                 response_deserializer=solitaire_dot_v1_dot_engine__pb2.ListVariantsResponse.FromString,
                 _registered_method=True)
         self.GetVariant = channel.unary_unary(
-                '/solitaire.v1.Engine/GetVariant',
+                '/solitaire.v1.EngineService/GetVariant',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.GetVariantRequest.SerializeToString,
-                response_deserializer=solitaire_dot_v1_dot_game__pb2.Variant.FromString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.GetVariantResponse.FromString,
                 _registered_method=True)
         self.NewGame = channel.unary_unary(
-                '/solitaire.v1.Engine/NewGame',
+                '/solitaire.v1.EngineService/NewGame',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.NewGameRequest.SerializeToString,
-                response_deserializer=solitaire_dot_v1_dot_engine__pb2.GameResponse.FromString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.NewGameResponse.FromString,
                 _registered_method=True)
         self.ListLegalMoves = channel.unary_unary(
-                '/solitaire.v1.Engine/ListLegalMoves',
+                '/solitaire.v1.EngineService/ListLegalMoves',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.ListLegalMovesRequest.SerializeToString,
                 response_deserializer=solitaire_dot_v1_dot_engine__pb2.ListLegalMovesResponse.FromString,
                 _registered_method=True)
         self.ApplyMove = channel.unary_unary(
-                '/solitaire.v1.Engine/ApplyMove',
+                '/solitaire.v1.EngineService/ApplyMove',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.ApplyMoveRequest.SerializeToString,
-                response_deserializer=solitaire_dot_v1_dot_engine__pb2.GameResponse.FromString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.ApplyMoveResponse.FromString,
                 _registered_method=True)
         self.ApplyMoves = channel.unary_unary(
-                '/solitaire.v1.Engine/ApplyMoves',
+                '/solitaire.v1.EngineService/ApplyMoves',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.ApplyMovesRequest.SerializeToString,
-                response_deserializer=solitaire_dot_v1_dot_engine__pb2.GameResponse.FromString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.ApplyMovesResponse.FromString,
                 _registered_method=True)
         self.GetPlayerView = channel.unary_unary(
-                '/solitaire.v1.Engine/GetPlayerView',
+                '/solitaire.v1.EngineService/GetPlayerView',
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewRequest.SerializeToString,
-                response_deserializer=solitaire_dot_v1_dot_game__pb2.PlayerView.FromString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewResponse.FromString,
                 _registered_method=True)
 
 
-class EngineServicer:
+class EngineServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def ListVariants(self, request, context):
@@ -126,7 +125,7 @@ class EngineServicer:
         raise NotImplementedError('Method not implemented!')
 
 
-def add_EngineServicer_to_server(servicer, server):
+def add_EngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
             'ListVariants': grpc.unary_unary_rpc_method_handler(
                     servicer.ListVariants,
@@ -136,12 +135,12 @@ def add_EngineServicer_to_server(servicer, server):
             'GetVariant': grpc.unary_unary_rpc_method_handler(
                     servicer.GetVariant,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.GetVariantRequest.FromString,
-                    response_serializer=solitaire_dot_v1_dot_game__pb2.Variant.SerializeToString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.GetVariantResponse.SerializeToString,
             ),
             'NewGame': grpc.unary_unary_rpc_method_handler(
                     servicer.NewGame,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.NewGameRequest.FromString,
-                    response_serializer=solitaire_dot_v1_dot_engine__pb2.GameResponse.SerializeToString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.NewGameResponse.SerializeToString,
             ),
             'ListLegalMoves': grpc.unary_unary_rpc_method_handler(
                     servicer.ListLegalMoves,
@@ -151,27 +150,27 @@ def add_EngineServicer_to_server(servicer, server):
             'ApplyMove': grpc.unary_unary_rpc_method_handler(
                     servicer.ApplyMove,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.ApplyMoveRequest.FromString,
-                    response_serializer=solitaire_dot_v1_dot_engine__pb2.GameResponse.SerializeToString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.ApplyMoveResponse.SerializeToString,
             ),
             'ApplyMoves': grpc.unary_unary_rpc_method_handler(
                     servicer.ApplyMoves,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.ApplyMovesRequest.FromString,
-                    response_serializer=solitaire_dot_v1_dot_engine__pb2.GameResponse.SerializeToString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.ApplyMovesResponse.SerializeToString,
             ),
             'GetPlayerView': grpc.unary_unary_rpc_method_handler(
                     servicer.GetPlayerView,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewRequest.FromString,
-                    response_serializer=solitaire_dot_v1_dot_game__pb2.PlayerView.SerializeToString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'solitaire.v1.Engine', rpc_method_handlers)
+            'solitaire.v1.EngineService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('solitaire.v1.Engine', rpc_method_handlers)
+    server.add_registered_method_handlers('solitaire.v1.EngineService', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
-class Engine:
+class EngineService:
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
@@ -188,7 +187,7 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/ListVariants',
+            '/solitaire.v1.EngineService/ListVariants',
             solitaire_dot_v1_dot_engine__pb2.ListVariantsRequest.SerializeToString,
             solitaire_dot_v1_dot_engine__pb2.ListVariantsResponse.FromString,
             options,
@@ -215,9 +214,9 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/GetVariant',
+            '/solitaire.v1.EngineService/GetVariant',
             solitaire_dot_v1_dot_engine__pb2.GetVariantRequest.SerializeToString,
-            solitaire_dot_v1_dot_game__pb2.Variant.FromString,
+            solitaire_dot_v1_dot_engine__pb2.GetVariantResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -242,9 +241,9 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/NewGame',
+            '/solitaire.v1.EngineService/NewGame',
             solitaire_dot_v1_dot_engine__pb2.NewGameRequest.SerializeToString,
-            solitaire_dot_v1_dot_engine__pb2.GameResponse.FromString,
+            solitaire_dot_v1_dot_engine__pb2.NewGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -269,7 +268,7 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/ListLegalMoves',
+            '/solitaire.v1.EngineService/ListLegalMoves',
             solitaire_dot_v1_dot_engine__pb2.ListLegalMovesRequest.SerializeToString,
             solitaire_dot_v1_dot_engine__pb2.ListLegalMovesResponse.FromString,
             options,
@@ -296,9 +295,9 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/ApplyMove',
+            '/solitaire.v1.EngineService/ApplyMove',
             solitaire_dot_v1_dot_engine__pb2.ApplyMoveRequest.SerializeToString,
-            solitaire_dot_v1_dot_engine__pb2.GameResponse.FromString,
+            solitaire_dot_v1_dot_engine__pb2.ApplyMoveResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -323,9 +322,9 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/ApplyMoves',
+            '/solitaire.v1.EngineService/ApplyMoves',
             solitaire_dot_v1_dot_engine__pb2.ApplyMovesRequest.SerializeToString,
-            solitaire_dot_v1_dot_engine__pb2.GameResponse.FromString,
+            solitaire_dot_v1_dot_engine__pb2.ApplyMovesResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -350,9 +349,9 @@ class Engine:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/solitaire.v1.Engine/GetPlayerView',
+            '/solitaire.v1.EngineService/GetPlayerView',
             solitaire_dot_v1_dot_engine__pb2.GetPlayerViewRequest.SerializeToString,
-            solitaire_dot_v1_dot_game__pb2.PlayerView.FromString,
+            solitaire_dot_v1_dot_engine__pb2.GetPlayerViewResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,7 +12,6 @@ listed in docs/errors.md (for example ILLEGAL_MOVE with metadata "rule").
 from collections import abc as _abc
 from grpc import aio as _aio
 from solitaire.v1 import engine_pb2 as _engine_pb2
-from solitaire.v1 import game_pb2 as _game_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
@@ -33,49 +32,49 @@ class _ServicerContext(_grpc.ServicerContext, _aio.ServicerContext):  # type: ig
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
-class EngineStub:
+class EngineServiceStub:
     @_typing.overload
     def __new__(cls, channel: _grpc.Channel) -> _Self: ...
     @_typing.overload
-    def __new__(cls, channel: _aio.Channel) -> EngineAsyncStub: ...
+    def __new__(cls, channel: _aio.Channel) -> EngineServiceAsyncStub: ...
     ListVariants: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ListVariantsRequest, _engine_pb2.ListVariantsResponse]
     """Lists every variant the engine knows."""
-    GetVariant: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetVariantRequest, _game_pb2.Variant]
+    GetVariant: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetVariantRequest, _engine_pb2.GetVariantResponse]
     """Describes one variant: piles, foundations, options, rules summary."""
-    NewGame: _grpc.UnaryUnaryMultiCallable[_engine_pb2.NewGameRequest, _engine_pb2.GameResponse]
+    NewGame: _grpc.UnaryUnaryMultiCallable[_engine_pb2.NewGameRequest, _engine_pb2.NewGameResponse]
     """Deals a new game."""
     ListLegalMoves: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ListLegalMovesRequest, _engine_pb2.ListLegalMovesResponse]
     """Lists the legal moves in a state."""
-    ApplyMove: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ApplyMoveRequest, _engine_pb2.GameResponse]
+    ApplyMove: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ApplyMoveRequest, _engine_pb2.ApplyMoveResponse]
     """Applies one move: the reply carries the new state, the player's view
     (status, counters, next legal moves) and the events.
     """
-    ApplyMoves: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ApplyMovesRequest, _engine_pb2.GameResponse]
+    ApplyMoves: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ApplyMovesRequest, _engine_pb2.ApplyMovesResponse]
     """Applies several moves in order, all or none."""
-    GetPlayerView: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetPlayerViewRequest, _game_pb2.PlayerView]
+    GetPlayerView: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetPlayerViewRequest, _engine_pb2.GetPlayerViewResponse]
     """The player's view of a state."""
 
 @_typing.type_check_only
-class EngineAsyncStub(EngineStub):
+class EngineServiceAsyncStub(EngineServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     ListVariants: _aio.UnaryUnaryMultiCallable[_engine_pb2.ListVariantsRequest, _engine_pb2.ListVariantsResponse]  # type: ignore[assignment]
     """Lists every variant the engine knows."""
-    GetVariant: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetVariantRequest, _game_pb2.Variant]  # type: ignore[assignment]
+    GetVariant: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetVariantRequest, _engine_pb2.GetVariantResponse]  # type: ignore[assignment]
     """Describes one variant: piles, foundations, options, rules summary."""
-    NewGame: _aio.UnaryUnaryMultiCallable[_engine_pb2.NewGameRequest, _engine_pb2.GameResponse]  # type: ignore[assignment]
+    NewGame: _aio.UnaryUnaryMultiCallable[_engine_pb2.NewGameRequest, _engine_pb2.NewGameResponse]  # type: ignore[assignment]
     """Deals a new game."""
     ListLegalMoves: _aio.UnaryUnaryMultiCallable[_engine_pb2.ListLegalMovesRequest, _engine_pb2.ListLegalMovesResponse]  # type: ignore[assignment]
     """Lists the legal moves in a state."""
-    ApplyMove: _aio.UnaryUnaryMultiCallable[_engine_pb2.ApplyMoveRequest, _engine_pb2.GameResponse]  # type: ignore[assignment]
+    ApplyMove: _aio.UnaryUnaryMultiCallable[_engine_pb2.ApplyMoveRequest, _engine_pb2.ApplyMoveResponse]  # type: ignore[assignment]
     """Applies one move: the reply carries the new state, the player's view
     (status, counters, next legal moves) and the events.
     """
-    ApplyMoves: _aio.UnaryUnaryMultiCallable[_engine_pb2.ApplyMovesRequest, _engine_pb2.GameResponse]  # type: ignore[assignment]
+    ApplyMoves: _aio.UnaryUnaryMultiCallable[_engine_pb2.ApplyMovesRequest, _engine_pb2.ApplyMovesResponse]  # type: ignore[assignment]
     """Applies several moves in order, all or none."""
-    GetPlayerView: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetPlayerViewRequest, _game_pb2.PlayerView]  # type: ignore[assignment]
+    GetPlayerView: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetPlayerViewRequest, _engine_pb2.GetPlayerViewResponse]  # type: ignore[assignment]
     """The player's view of a state."""
 
-class EngineServicer(metaclass=_abc_1.ABCMeta):
+class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
     def ListVariants(
         self,
@@ -89,7 +88,7 @@ class EngineServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _engine_pb2.GetVariantRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_game_pb2.Variant, _abc.Awaitable[_game_pb2.Variant]]:
+    ) -> _typing.Union[_engine_pb2.GetVariantResponse, _abc.Awaitable[_engine_pb2.GetVariantResponse]]:
         """Describes one variant: piles, foundations, options, rules summary."""
 
     @_abc_1.abstractmethod
@@ -97,7 +96,7 @@ class EngineServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _engine_pb2.NewGameRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_engine_pb2.GameResponse, _abc.Awaitable[_engine_pb2.GameResponse]]:
+    ) -> _typing.Union[_engine_pb2.NewGameResponse, _abc.Awaitable[_engine_pb2.NewGameResponse]]:
         """Deals a new game."""
 
     @_abc_1.abstractmethod
@@ -113,7 +112,7 @@ class EngineServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _engine_pb2.ApplyMoveRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_engine_pb2.GameResponse, _abc.Awaitable[_engine_pb2.GameResponse]]:
+    ) -> _typing.Union[_engine_pb2.ApplyMoveResponse, _abc.Awaitable[_engine_pb2.ApplyMoveResponse]]:
         """Applies one move: the reply carries the new state, the player's view
         (status, counters, next legal moves) and the events.
         """
@@ -123,7 +122,7 @@ class EngineServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _engine_pb2.ApplyMovesRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_engine_pb2.GameResponse, _abc.Awaitable[_engine_pb2.GameResponse]]:
+    ) -> _typing.Union[_engine_pb2.ApplyMovesResponse, _abc.Awaitable[_engine_pb2.ApplyMovesResponse]]:
         """Applies several moves in order, all or none."""
 
     @_abc_1.abstractmethod
@@ -131,7 +130,7 @@ class EngineServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _engine_pb2.GetPlayerViewRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_game_pb2.PlayerView, _abc.Awaitable[_game_pb2.PlayerView]]:
+    ) -> _typing.Union[_engine_pb2.GetPlayerViewResponse, _abc.Awaitable[_engine_pb2.GetPlayerViewResponse]]:
         """The player's view of a state."""
 
-def add_EngineServicer_to_server(servicer: EngineServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
+def add_EngineServiceServicer_to_server(servicer: EngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

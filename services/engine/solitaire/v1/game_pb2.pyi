@@ -21,6 +21,45 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _MoveKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MoveKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MoveKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    MOVE_KIND_UNSPECIFIED: _MoveKind.ValueType  # 0
+    MOVE_KIND_TRANSFER: _MoveKind.ValueType  # 1
+    """Move `count` cards from pile `source` to pile `target`."""
+    MOVE_KIND_DEAL: _MoveKind.ValueType  # 2
+    """Turn the stock's top card onto the waste."""
+    MOVE_KIND_REDEAL: _MoveKind.ValueType  # 3
+    """Gather and deal the tableau again (uses up one redeal)."""
+    MOVE_KIND_WITHDRAW: _MoveKind.ValueType  # 4
+    """The Fifteen's opening exception: take an ace and/or a king from the
+    sixth row of the named columns to the foundations.
+    """
+
+class MoveKind(_MoveKind, metaclass=_MoveKindEnumTypeWrapper):
+    """---------------------------------------------------------------------------
+    Moves and events
+    ---------------------------------------------------------------------------
+
+    What a move does.
+    """
+
+MOVE_KIND_UNSPECIFIED: MoveKind.ValueType  # 0
+MOVE_KIND_TRANSFER: MoveKind.ValueType  # 1
+"""Move `count` cards from pile `source` to pile `target`."""
+MOVE_KIND_DEAL: MoveKind.ValueType  # 2
+"""Turn the stock's top card onto the waste."""
+MOVE_KIND_REDEAL: MoveKind.ValueType  # 3
+"""Gather and deal the tableau again (uses up one redeal)."""
+MOVE_KIND_WITHDRAW: MoveKind.ValueType  # 4
+"""The Fifteen's opening exception: take an ace and/or a king from the
+sixth row of the named columns to the foundations.
+"""
+Global___MoveKind: _TypeAlias = MoveKind  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -28,11 +67,11 @@ class _GameStatus:
 class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     GAME_STATUS_UNSPECIFIED: _GameStatus.ValueType  # 0
-    PLAYING: _GameStatus.ValueType  # 1
+    GAME_STATUS_PLAYING: _GameStatus.ValueType  # 1
     """Moves are possible."""
-    WON: _GameStatus.ValueType  # 2
+    GAME_STATUS_WON: _GameStatus.ValueType  # 2
     """Every card is on a foundation."""
-    STUCK: _GameStatus.ValueType  # 3
+    GAME_STATUS_STUCK: _GameStatus.ValueType  # 3
     """No move (including deal, redeal, withdraw) is legal: the game is lost."""
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
@@ -42,11 +81,11 @@ class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
     """
 
 GAME_STATUS_UNSPECIFIED: GameStatus.ValueType  # 0
-PLAYING: GameStatus.ValueType  # 1
+GAME_STATUS_PLAYING: GameStatus.ValueType  # 1
 """Moves are possible."""
-WON: GameStatus.ValueType  # 2
+GAME_STATUS_WON: GameStatus.ValueType  # 2
 """Every card is on a foundation."""
-STUCK: GameStatus.ValueType  # 3
+GAME_STATUS_STUCK: GameStatus.ValueType  # 3
 """No move (including deal, redeal, withdraw) is legal: the game is lost."""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
@@ -57,20 +96,20 @@ class _PileKind:
 class _PileKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PileKind.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     PILE_KIND_UNSPECIFIED: _PileKind.ValueType  # 0
-    TABLEAU: _PileKind.ValueType  # 1
-    RESERVE: _PileKind.ValueType  # 2
-    FOUNDATION: _PileKind.ValueType  # 3
-    STOCK: _PileKind.ValueType  # 4
-    WASTE: _PileKind.ValueType  # 5
+    PILE_KIND_TABLEAU: _PileKind.ValueType  # 1
+    PILE_KIND_RESERVE: _PileKind.ValueType  # 2
+    PILE_KIND_FOUNDATION: _PileKind.ValueType  # 3
+    PILE_KIND_STOCK: _PileKind.ValueType  # 4
+    PILE_KIND_WASTE: _PileKind.ValueType  # 5
 
 class PileKind(_PileKind, metaclass=_PileKindEnumTypeWrapper): ...
 
 PILE_KIND_UNSPECIFIED: PileKind.ValueType  # 0
-TABLEAU: PileKind.ValueType  # 1
-RESERVE: PileKind.ValueType  # 2
-FOUNDATION: PileKind.ValueType  # 3
-STOCK: PileKind.ValueType  # 4
-WASTE: PileKind.ValueType  # 5
+PILE_KIND_TABLEAU: PileKind.ValueType  # 1
+PILE_KIND_RESERVE: PileKind.ValueType  # 2
+PILE_KIND_FOUNDATION: PileKind.ValueType  # 3
+PILE_KIND_STOCK: PileKind.ValueType  # 4
+PILE_KIND_WASTE: PileKind.ValueType  # 5
 Global___PileKind: _TypeAlias = PileKind  # noqa: Y015
 
 class _Direction:
@@ -80,8 +119,8 @@ class _Direction:
 class _DirectionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Direction.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     DIRECTION_UNSPECIFIED: _Direction.ValueType  # 0
-    UP: _Direction.ValueType  # 1
-    DOWN: _Direction.ValueType  # 2
+    DIRECTION_UP: _Direction.ValueType  # 1
+    DIRECTION_DOWN: _Direction.ValueType  # 2
 
 class Direction(_Direction, metaclass=_DirectionEnumTypeWrapper):
     """---------------------------------------------------------------------------
@@ -90,8 +129,8 @@ class Direction(_Direction, metaclass=_DirectionEnumTypeWrapper):
     """
 
 DIRECTION_UNSPECIFIED: Direction.ValueType  # 0
-UP: Direction.ValueType  # 1
-DOWN: Direction.ValueType  # 2
+DIRECTION_UP: Direction.ValueType  # 1
+DIRECTION_DOWN: Direction.ValueType  # 2
 Global___Direction: _TypeAlias = Direction  # noqa: Y015
 
 class _Layout:
@@ -101,25 +140,25 @@ class _Layout:
 class _LayoutEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Layout.ValueType], _builtins.type):
     DESCRIPTOR: _descriptor.EnumDescriptor
     LAYOUT_UNSPECIFIED: _Layout.ValueType  # 0
-    FAN: _Layout.ValueType  # 1
+    LAYOUT_FAN: _Layout.ValueType  # 1
     """Cards overlap so that all are visible; the top card is the last one."""
-    COLUMN: _Layout.ValueType  # 2
+    LAYOUT_COLUMN: _Layout.ValueType  # 2
     """Cards overlap downwards; the top card is the lowest one."""
-    CELL: _Layout.ValueType  # 3
+    LAYOUT_CELL: _Layout.ValueType  # 3
     """One card at most."""
-    STACK: _Layout.ValueType  # 4
+    LAYOUT_STACK: _Layout.ValueType  # 4
     """Squared up; only the top card (or nothing, for the stock) shows."""
 
 class Layout(_Layout, metaclass=_LayoutEnumTypeWrapper): ...
 
 LAYOUT_UNSPECIFIED: Layout.ValueType  # 0
-FAN: Layout.ValueType  # 1
+LAYOUT_FAN: Layout.ValueType  # 1
 """Cards overlap so that all are visible; the top card is the last one."""
-COLUMN: Layout.ValueType  # 2
+LAYOUT_COLUMN: Layout.ValueType  # 2
 """Cards overlap downwards; the top card is the lowest one."""
-CELL: Layout.ValueType  # 3
+LAYOUT_CELL: Layout.ValueType  # 3
 """One card at most."""
-STACK: Layout.ValueType  # 4
+LAYOUT_STACK: Layout.ValueType  # 4
 """Squared up; only the top card (or nothing, for the stock) shows."""
 Global___Layout: _TypeAlias = Layout  # noqa: Y015
 
@@ -239,46 +278,11 @@ Global___SealedState: _TypeAlias = SealedState  # noqa: Y015
 
 @_typing.final
 class Move(_message.Message):
-    """---------------------------------------------------------------------------
-    Moves and events
-    ---------------------------------------------------------------------------
-
-    One move. In a request either `notation` alone, or `kind` with its fields,
+    """One move. In a request either `notation` alone, or `kind` with its fields,
     may be given. In a response every field is filled in.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
-
-    class _Kind:
-        ValueType = _typing.NewType("ValueType", _builtins.int)
-        V: _TypeAlias = ValueType  # noqa: Y015
-
-    class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[Move._Kind.ValueType], _builtins.type):
-        DESCRIPTOR: _descriptor.EnumDescriptor
-        KIND_UNSPECIFIED: Move._Kind.ValueType  # 0
-        TRANSFER: Move._Kind.ValueType  # 1
-        """Move `count` cards from pile `source` to pile `target`."""
-        DEAL: Move._Kind.ValueType  # 2
-        """Turn the stock's top card onto the waste."""
-        REDEAL: Move._Kind.ValueType  # 3
-        """Gather and deal the tableau again (uses up one redeal)."""
-        WITHDRAW: Move._Kind.ValueType  # 4
-        """The Fifteen's opening exception: take an ace and/or a king from the
-        sixth row of the named columns to the foundations.
-        """
-
-    class Kind(_Kind, metaclass=_KindEnumTypeWrapper): ...
-    KIND_UNSPECIFIED: Move.Kind.ValueType  # 0
-    TRANSFER: Move.Kind.ValueType  # 1
-    """Move `count` cards from pile `source` to pile `target`."""
-    DEAL: Move.Kind.ValueType  # 2
-    """Turn the stock's top card onto the waste."""
-    REDEAL: Move.Kind.ValueType  # 3
-    """Gather and deal the tableau again (uses up one redeal)."""
-    WITHDRAW: Move.Kind.ValueType  # 4
-    """The Fifteen's opening exception: take an ace and/or a king from the
-    sixth row of the named columns to the foundations.
-    """
 
     KIND_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
@@ -286,7 +290,7 @@ class Move(_message.Message):
     COUNT_FIELD_NUMBER: _builtins.int
     COLUMNS_FIELD_NUMBER: _builtins.int
     NOTATION_FIELD_NUMBER: _builtins.int
-    kind: Global___Move.Kind.ValueType
+    kind: Global___MoveKind.ValueType
     source: _builtins.str
     """Pile ids, e.g. "t3", "r1", "f5", "waste". TRANSFER only."""
     target: _builtins.str
@@ -303,7 +307,7 @@ class Move(_message.Message):
     def __init__(
         self,
         *,
-        kind: Global___Move.Kind.ValueType = ...,
+        kind: Global___MoveKind.ValueType = ...,
         source: _builtins.str = ...,
         target: _builtins.str = ...,
         count: _builtins.int = ...,
