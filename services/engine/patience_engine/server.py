@@ -10,8 +10,8 @@
     await running.wait_for_termination()
 
 Besides the Engine service, the server answers gRPC health checks (service "" and
-"solitaire.v1.Engine": SERVING, NOT_SERVING once shutdown starts) and server
-reflection.
+"solitaire.v1.EngineService": SERVING, NOT_SERVING once shutdown starts) and server
+reflection, v1 and v1alpha (`patience_engine.reflection`).
 
 `main()` (the `patience-engine` command, `python -m patience_engine`) reads
 `EngineConfig.from_env()`. With one worker it serves in its own process; with more,
@@ -39,9 +39,9 @@ from types import FrameType
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from patience_engine.config import EngineConfig, split_host_port
+from patience_engine.reflection import enable_server_reflection
 from patience_engine.sealing import Sealer
 from patience_engine.servicer import SERVICE_NAME, EngineService, add_to_server
 
@@ -91,9 +91,7 @@ async def start_server(config: EngineConfig, *, reuse_port: bool = False) -> Run
     for service in ("", SERVICE_NAME):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
-    )
+    enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     try:
         port = server.add_insecure_port(config.listen)
     except RuntimeError as error:
