@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 
 
@@ -23,6 +24,15 @@ def redis_server() -> Iterator[EmbeddedRedis]:
 @pytest.fixture(scope="session")
 def redis_url(redis_server: EmbeddedRedis) -> str:
     return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[EmbeddedRedisCluster]:
+    """A real Redis Cluster of the suite's own: 3 primaries with a replica each, from
+    the same redis-server binary. Tests that use it are grouped on one xdist worker
+    (`xdist_group("redis-cluster")`), so a run starts one."""
+    with EmbeddedRedisCluster(primaries=3, replicas=1) as cluster:
+        yield cluster
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -14,6 +14,8 @@ from patience_gateway.store import game_keys
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
 
+pytestmark = pytest.mark.both_stores  # a single Redis server and a Redis Cluster
+
 
 class GatedEngine:
     """Holds every apply_move reply until `parties` requests have theirs, so that all
@@ -194,7 +196,8 @@ async def test_a_game_keeps_the_answers_of_its_latest_keys(
         assert response.status_code == 200, response.text
         view = response.json()
     assert response is not None
-    records, order = game_keys(game.id)[3:]
+    keys = game_keys(game.id)
+    records, order = keys.idem, keys.idem_order
     assert sorted(await redis.hkeys(records)) == [b"k2", b"k3", b"k4"]
     assert await redis.lrange(order, 0, -1) == [b"k2", b"k3", b"k4"]
     retried = await _post_move(gateway, game, notation, **{"Idempotency-Key": "k4"})

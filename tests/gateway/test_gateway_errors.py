@@ -9,6 +9,8 @@ from patience_gateway import models
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
 
+pytestmark = pytest.mark.both_stores  # a single Redis server and a Redis Cluster
+
 # (method, path under the game, JSON body) of every route that acts on one game
 GAME_ROUTES = [
     ("GET", "", None),

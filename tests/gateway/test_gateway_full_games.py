@@ -20,6 +20,8 @@ from tests.gateway.helpers import (
     view_without_identity,
 )
 
+pytestmark = pytest.mark.both_stores  # a single Redis server and a Redis Cluster
+
 VARIANTS = (
     "cody",
     "little-billee",

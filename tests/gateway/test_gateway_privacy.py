@@ -108,7 +108,7 @@ async def test_napoleon_views_never_show_the_stock(gateway: Gateway) -> None:
 
 async def test_random_deal_number_never_leaks(gateway: Gateway, redis: aioredis.Redis) -> None:
     game = await gateway.create(NAPOLEON)
-    stored = await redis.hget(game_keys(game.id)[0], "deal")
+    stored = await redis.hget(game_keys(game.id).meta, "deal")
     assert isinstance(stored, bytes)
     deal = stored.decode()
     assert len(deal) >= 10

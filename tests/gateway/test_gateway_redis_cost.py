@@ -8,13 +8,16 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 from patience_gateway.store import game_keys
 
 from tests.gateway.helpers import GameHandle, Gateway
+from tests.gateway.test_gateway_checkpoints import checkpoint_every
 
-# Commands the move scripts may run inside Redis: nothing that reads the history.
-MOVE_INNER_COMMANDS = {"HMGET", "HGET", "HSET", "PEXPIRE", "RPUSH", "DEL"}
+# Commands the move scripts may run inside Redis: nothing that reads the history
+# (LINDEX and LSET only at the end of the states list).
+MOVE_INNER_COMMANDS = {"HMGET", "HGET", "HSET", "PEXPIRE", "RPUSH", "DEL", "LINDEX", "LSET"}
 
 
 async def watch(
@@ -93,7 +96,8 @@ async def test_reads_undo_and_redo_are_one_round_trip_each(
         sent, inner = await watch(redis, action)
         assert names(sent) == expected, sent
     sent, inner = await watch(redis, lambda: gateway.undo(game))
-    assert "LRANGE" in names(inner)  # undo replays from the deal: only it reads the history
+    # undo replays from the last checkpoint: only it reads (part of) the history
+    assert "LRANGE" in names(inner)
 
 
 async def memory(redis: aioredis.Redis, game: GameHandle) -> int:
@@ -111,3 +115,19 @@ async def test_a_game_takes_little_memory(gateway: Gateway, redis: aioredis.Redi
     await _play(gateway, game, 40)
     played = await memory(redis, game)
     assert played - fresh < 40 * 20, (fresh, played)  # a short notation string per move
+
+
+async def test_undo_replays_fewer_moves_than_the_interval(
+    gateway: Gateway, redis: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    every = checkpoint_every(monkeypatch, 3)
+    game = await gateway.create("bisley", deal=610)
+    for _ in range(4 * every):
+        view = await gateway.view(game)
+        assert (await gateway.move(game, view["legal_moves"][0])).status_code == 200
+    for _ in range(2 * every):
+        _, inner = await watch(redis, lambda: gateway.undo(game))
+        ranges = [line.split() for line in inner if line.startswith("LRANGE")]
+        for _, _, start, stop in ranges:  # LRANGE key start stop: the moves replayed
+            assert int(stop) - int(start) + 1 < every
+        assert "LINDEX" in names(inner)  # the checkpoint

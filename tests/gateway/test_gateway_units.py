@@ -19,7 +19,7 @@ from patience_gateway.security import (
 )
 from patience_gateway.service import check_idempotency_key, deal_text, fingerprint
 from patience_gateway.settings import Settings, SettingsError
-from patience_gateway.store import StoredAnswer, game_keys
+from patience_gateway.store import StoredAnswer, game_keys, script_keys
 
 
 def test_settings_from_the_environment() -> None:
@@ -110,13 +110,16 @@ def test_stored_answers_round_trip() -> None:
 
 def test_keys_share_one_hash_tag() -> None:
     keys = game_keys("abc")
-    assert keys == [
-        b"game:{abc}:data",
+    assert list(keys) == [
+        b"game:{abc}:meta",
+        b"game:{abc}:states",
         b"game:{abc}:moves",
         b"game:{abc}:redo",
         b"game:{abc}:idem",
         b"game:{abc}:idemq",
     ]
+    # the scripts also name the earlier layout's hash, to upgrade a game kept in it
+    assert script_keys("abc") == [*keys, b"game:{abc}:data"]
 
 
 def test_ids_and_tokens() -> None:

@@ -12,9 +12,6 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from fastapi_offline import FastAPIOffline
 from patience_engine.client import EngineClient, EngineError
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
@@ -26,6 +23,7 @@ from patience_gateway.fast_moves import MoveFastPath
 from patience_gateway.limits import BodySizeLimit
 from patience_gateway.metrics import Metrics, MetricsMiddleware
 from patience_gateway.problems import ProblemError, problem_response
+from patience_gateway.redis_client import open_redis, replica_wait
 from patience_gateway.routes import games, operations, variants
 from patience_gateway.service import GameService
 from patience_gateway.settings import Settings
@@ -51,18 +49,6 @@ _HTTP_STATUS_CODES = {
 }
 
 
-def open_redis(settings: Settings) -> Redis:
-    # No automatic retries: a write whose reply was lost must not be sent twice
-    # blindly. The client sees 503 and retries with its Idempotency-Key instead.
-    # No socket timeout either: GameStore puts one deadline on each call instead.
-    return Redis.from_url(
-        settings.redis_url,
-        socket_timeout=None,
-        socket_connect_timeout=settings.redis_timeout_seconds,
-        retry=Retry(NoBackoff(), 0),
-    )
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     metrics = Metrics()
@@ -77,7 +63,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         app.state.redis = redis
         app.state.engine = engine
-        store = GameStore(redis, settings.game_ttl_seconds, settings.redis_timeout_seconds)
+        store = GameStore(
+            redis,
+            settings.game_ttl_seconds,
+            settings.redis_timeout_seconds,
+            wait=replica_wait(settings),
+        )
         app.state.service = GameService(
             engine,
             store,

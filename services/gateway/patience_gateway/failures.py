@@ -34,6 +34,7 @@ STORAGE_DOWN: tuple[type[Exception], ...] = (
     redis_errors.OutOfMemoryError,  # maxmemory reached: no writes until space is freed
     redis_errors.TryAgainError,
     redis_errors.ClusterDownError,
+    redis_errors.SlotNotCoveredError,  # a failed primary's slots, before a replica takes over
     ConnectionError,
 )
 

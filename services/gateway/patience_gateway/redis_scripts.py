@@ -1,8 +1,17 @@
 """The Lua scripts that read and write a game in Redis.
 
-Every script names all the keys it touches in KEYS, always in the order
-`data, moves, redo, idem, idem_order` (see `store.game_keys`); the keys share the game id as a
-hash tag, so they live in one Redis Cluster slot and a script may use them all.
+Every script names all the keys it touches in KEYS, always in the order of
+`store.script_keys`: meta, states, moves, redo, idem, idem_order, then the one hash
+of the earlier layout (read only to upgrade a game stored in it). The keys share
+the game id as a hash tag, so they live in one Redis Cluster slot and a script may
+use them all.
+
+The states list holds the game's sealed states at positions 0, K, 2K, ... (K is the
+game's `every` field, fixed at its creation) and, last, the state at the current
+position p when p is not itself a multiple of K: the current state is always the
+last element, and the list has floor(p / K) + 1 elements, one more when K does not
+divide p. Undo replays fewer than K moves from the checkpoint at or before its
+target, whatever the length of the game.
 
 Reads are scripts too, so that one round trip fetches what an operation needs
 (state, version, token hash, the idempotency record) and refreshes the time to
@@ -12,10 +21,39 @@ only writes an operation makes, so a change is applied entirely or not at all.
 
 from __future__ import annotations
 
-# Refreshes the time to live (ARGV given in milliseconds) of every key of the game.
-_TOUCH = """
+# Keys of the current layout (KEYS[1] to KEYS[6]); KEYS[7] is the earlier one's hash.
+_PRELUDE = """
+local LIVE_KEYS = 6
 local function touch(ttl_ms)
-  for i = 1, #KEYS do redis.call('PEXPIRE', KEYS[i], ttl_ms) end
+  for i = 1, LIVE_KEYS do redis.call('PEXPIRE', KEYS[i], ttl_ms) end
+end
+"""
+
+# A game stored before checkpoints kept everything in one hash (KEYS[7]: state,
+# initial and the metadata). It is moved to this layout on first use, with a
+# checkpoint interval too large to be reached: its list is the deal and the current
+# state, and its undo replays from the deal as it always did.
+_UPGRADE = """
+local LEGACY_EVERY = '2147483647'
+local function upgrade()
+  if redis.call('EXISTS', KEYS[7]) == 0 then return false end
+  local old = redis.call('HGETALL', KEYS[7])
+  local fields, state, initial = {'every', LEGACY_EVERY}, nil, nil
+  for i = 1, #old, 2 do
+    if old[i] == 'state' then state = old[i + 1]
+    elseif old[i] == 'initial' then initial = old[i + 1]
+    else fields[#fields + 1] = old[i]; fields[#fields + 1] = old[i + 1] end
+  end
+  local ttl = redis.call('PTTL', KEYS[7])
+  redis.call('DEL', KEYS[1], KEYS[2], KEYS[7])
+  redis.call('HSET', KEYS[1], unpack(fields))
+  redis.call('RPUSH', KEYS[2], initial)
+  if redis.call('LLEN', KEYS[3]) > 0 then redis.call('RPUSH', KEYS[2], state) end
+  if ttl > 0 then
+    redis.call('PEXPIRE', KEYS[1], ttl)
+    redis.call('PEXPIRE', KEYS[2], ttl)
+  end
+  return true
 end
 """
 
@@ -23,34 +61,54 @@ end
 _RECORD = """
 local function record(key)
   if key == '' then return false end
-  return redis.call('HGET', KEYS[4], key)
+  return redis.call('HGET', KEYS[5], key)
 end
 """
 
-_READ_PRELUDE = _TOUCH + _RECORD
+# The metadata fields `names` (a table), upgrading a game of the earlier layout
+# first; nil for an unknown game.
+_META = """
+local function meta(names)
+  local f = redis.call('HMGET', KEYS[1], unpack(names))
+  if f[1] then return f end
+  if not upgrade() then return nil end
+  return redis.call('HMGET', KEYS[1], unpack(names))
+end
+"""
+
+_READ_PRELUDE = _PRELUDE + _UPGRADE + _RECORD + _META
 
 # ARGV: ttl_ms, idempotency key ('' for none).
 # Returns nil for an unknown game, else {state, version, token_sha256, record}.
 LOAD_STATE = (
     _READ_PRELUDE
     + """
-local f = redis.call('HMGET', KEYS[1], 'state', 'version', 'token')
-if not f[2] then return false end
+local f = meta({'version', 'token'})
+if not f then return false end
 touch(ARGV[1])
-return {f[1], f[2], f[3], record(ARGV[2])}
+return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2])}
 """
 )
 
-# ARGV: ttl_ms, idempotency key. Undo replays from the deal, so it needs the
-# initial state and the whole move list (only undo reads the history).
-# Returns nil, or {initial_state, version, token_sha256, record, {moves...}}.
+# ARGV: ttl_ms, idempotency key. Undo goes to position p - 1: it needs the checkpoint
+# at or before it and the moves from there (fewer than K).
+# Returns nil, or {checkpoint_state, version, token_sha256, record, p, {moves...}}
+# (checkpoint_state false and no moves when p is 0).
 LOAD_FOR_UNDO = (
     _READ_PRELUDE
     + """
-local f = redis.call('HMGET', KEYS[1], 'initial', 'version', 'token')
-if not f[2] then return false end
+local f = meta({'version', 'token', 'every'})
+if not f then return false end
 touch(ARGV[1])
-return {f[1], f[2], f[3], record(ARGV[2]), redis.call('LRANGE', KEYS[2], 0, -1)}
+local p = redis.call('LLEN', KEYS[3])
+if p == 0 then return {false, f[1], f[2], record(ARGV[2]), 0, {}} end
+local every = tonumber(f[3])
+local target = p - 1
+local base = target - target % every
+local moves = {}
+if target > base then moves = redis.call('LRANGE', KEYS[3], base, target - 1) end
+local checkpoint = redis.call('LINDEX', KEYS[2], math.floor(base / every))
+return {checkpoint, f[1], f[2], record(ARGV[2]), p, moves}
 """
 )
 
@@ -59,10 +117,11 @@ return {f[1], f[2], f[3], record(ARGV[2]), redis.call('LRANGE', KEYS[2], 0, -1)}
 LOAD_FOR_REDO = (
     _READ_PRELUDE
     + """
-local f = redis.call('HMGET', KEYS[1], 'state', 'version', 'token')
-if not f[2] then return false end
+local f = meta({'version', 'token'})
+if not f then return false end
 touch(ARGV[1])
-return {f[1], f[2], f[3], record(ARGV[2]), redis.call('LINDEX', KEYS[3], 0)}
+return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2]),
+        redis.call('LINDEX', KEYS[4], 0)}
 """
 )
 
@@ -71,33 +130,50 @@ return {f[1], f[2], f[3], record(ARGV[2]), redis.call('LINDEX', KEYS[3], 0)}
 LOAD_HISTORY = (
     _READ_PRELUDE
     + """
-local f = redis.call('HMGET', KEYS[1], 'version', 'token', 'variant', 'options', 'deal',
-                     'secret', 'status')
-if not f[1] then return false end
+local f = meta({'version', 'token', 'variant', 'options', 'deal', 'secret', 'status'})
+if not f then return false end
 touch(ARGV[1])
 return {f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-        redis.call('LRANGE', KEYS[2], 0, -1), redis.call('LRANGE', KEYS[3], 0, -1)}
+        redis.call('LRANGE', KEYS[3], 0, -1), redis.call('LRANGE', KEYS[4], 0, -1)}
 """
 )
 
-# ARGV: ttl_ms, then field, value, field, value ... of the game's hash.
+# ARGV: ttl_ms. A write that changes nothing but the time to live, for a WAIT to
+# confirm everything written to the game before it.
+TOUCH = (
+    _PRELUDE
+    + """
+touch(ARGV[1])
+return 1
+"""
+)
+
+# ARGV: ttl_ms, the state as dealt, then field, value, field, value ... of the
+# game's metadata hash (version and every among them).
 # Returns 1, or 0 when the id is taken (a 144-bit collision; the caller draws again).
 CREATE = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if redis.call('EXISTS', KEYS[1], KEYS[7]) > 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[1])
 return 1
 """
 
 # ARGV: expected version ('' for any).
 # Returns {'ok'}, {'gone'} or {'stale', version}.
-DELETE = """
-local v = redis.call('HGET', KEYS[1], 'version')
-if not v then return {'gone'} end
-if ARGV[1] ~= '' and v ~= ARGV[1] then return {'stale', v} end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+DELETE = (
+    _PRELUDE
+    + _UPGRADE
+    + _META
+    + """
+local f = meta({'version'})
+if not f then return {'gone'} end
+if ARGV[1] ~= '' and f[1] ~= ARGV[1] then return {'stale', f[1]} end
+redis.call('DEL', unpack(KEYS))
 return {'ok'}
 """
+)
 
 # The compare-and-set writes. ARGV: [1] expected version, [2] new state,
 # [3] new status, [4] ttl_ms, [5] idempotency key ('' for none), [6] the answer to
@@ -106,25 +182,35 @@ return {'ok'}
 # Returns {'ok', new_version}, {'idem', record} (the key was used meanwhile),
 # {'gone'}, {'stale', version} or {'empty'} (nothing to undo / redo).
 _CAS_CHECK = (
-    _TOUCH
+    _PRELUDE
     + """
 if ARGV[5] ~= '' then
-  local rec = redis.call('HGET', KEYS[4], ARGV[5])
+  local rec = redis.call('HGET', KEYS[5], ARGV[5])
   if rec then return {'idem', rec} end
 end
-local v = redis.call('HGET', KEYS[1], 'version')
+local f = redis.call('HMGET', KEYS[1], 'version', 'every')
+local v, every = f[1], tonumber(f[2])
 if not v then return {'gone'} end
 if v ~= ARGV[1] then return {'stale', v} end
 """
 )
 
+# The new state after a step forward to position n (a move or a redo): it becomes
+# the last element; the old last one stays as a checkpoint if n - 1 is a multiple.
+_FORWARD = """
+local function forward(n)
+  if (n - 1) % every == 0 then redis.call('RPUSH', KEYS[2], ARGV[2])
+  else redis.call('LSET', KEYS[2], -1, ARGV[2]) end
+end
+"""
+
 _CAS_COMMIT = """
 local nv = tostring(tonumber(v) + 1)
-redis.call('HSET', KEYS[1], 'state', ARGV[2], 'version', nv, 'status', ARGV[3])
+redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[3])
 if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[5], ARGV[6])
-  if redis.call('RPUSH', KEYS[5], ARGV[5]) > tonumber(ARGV[7]) then
-    redis.call('HDEL', KEYS[4], redis.call('LPOP', KEYS[5]))
+  redis.call('HSET', KEYS[5], ARGV[5], ARGV[6])
+  if redis.call('RPUSH', KEYS[6], ARGV[5]) > tonumber(ARGV[7]) then
+    redis.call('HDEL', KEYS[5], redis.call('LPOP', KEYS[6]))
   end
 end
 touch(ARGV[4])
@@ -134,20 +220,26 @@ return {'ok', nv}
 # A new move: appended to the history; the undone moves can no longer be redone.
 COMMIT_MOVE = (
     _CAS_CHECK
+    + _FORWARD
     + """
-redis.call('RPUSH', KEYS[2], ARGV[8])
-redis.call('DEL', KEYS[3])
+forward(redis.call('RPUSH', KEYS[3], ARGV[8]))
+redis.call('DEL', KEYS[4])
 """
     + _CAS_COMMIT
 )
 
-# Undo: the last move goes to the front of the redo list.
+# Undo from position p to p - 1: the last move goes to the front of the redo list.
+# The state at p goes, checkpoint or not; at a multiple of K the checkpoint there
+# is the state at p - 1 already.
 COMMIT_UNDO = (
     _CAS_CHECK
     + """
-local m = redis.call('RPOP', KEYS[2])
+local p = redis.call('LLEN', KEYS[3])
+local m = redis.call('RPOP', KEYS[3])
 if not m then return {'empty'} end
-redis.call('LPUSH', KEYS[3], m)
+redis.call('LPUSH', KEYS[4], m)
+if p % every ~= 0 and (p - 1) % every == 0 then redis.call('RPOP', KEYS[2])
+else redis.call('LSET', KEYS[2], -1, ARGV[2]) end
 """
     + _CAS_COMMIT
 )
@@ -155,10 +247,11 @@ redis.call('LPUSH', KEYS[3], m)
 # Redo: the front of the redo list goes back onto the history.
 COMMIT_REDO = (
     _CAS_CHECK
+    + _FORWARD
     + """
-local m = redis.call('LPOP', KEYS[3])
+local m = redis.call('LPOP', KEYS[4])
 if not m then return {'empty'} end
-redis.call('RPUSH', KEYS[2], m)
+forward(redis.call('RPUSH', KEYS[3], m))
 """
     + _CAS_COMMIT
 )

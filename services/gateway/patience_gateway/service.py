@@ -131,9 +131,12 @@ class GameService:
         if not is_game_id(game_id):
             raise ProblemError("unknown-game", f"there is no game {game_id}")
 
-    @staticmethod
-    def _replayed(answer: StoredAnswer | None, print_: str) -> Reply | None:
-        """The stored answer when this Idempotency-Key was used before."""
+    async def _replayed(
+        self, game_id: str, answer: StoredAnswer | None, print_: str
+    ) -> Reply | None:
+        """The stored answer when this Idempotency-Key was used before. Where changes
+        wait for replicas, the answer is given again only once they have the change
+        too (it may have been answered 503 the first time for want of them)."""
         if answer is None:
             return None
         if answer.fingerprint != print_:
@@ -141,6 +144,7 @@ class GameService:
                 "idempotency-key-reused",
                 "this Idempotency-Key was used on this game for a different request",
             )
+        await self.store.confirm_replicated(game_id)
         return _stored_reply(answer)
 
     # ------------------------------------------------------------------ operations
@@ -206,7 +210,7 @@ class GameService:
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load(game_id, key), token)
         print_ = fingerprint("move", request) if key else ""
-        if (replayed := self._replayed(loaded.answer, print_)) is not None:
+        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
             return replayed
         require_match(if_match, loaded.version)
         move: str | game_pb2.Move = (
@@ -252,15 +256,16 @@ class GameService:
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load_for_undo(game_id, key), token)
         print_ = fingerprint("undo", None) if key else ""
-        if (replayed := self._replayed(loaded.answer, print_)) is not None:
+        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
             return replayed
         require_match(if_match, loaded.version)
-        if not loaded.moves:
+        if loaded.position == 0:
             raise ProblemError("nothing-to-undo", "the game is at its deal")
-        # Replaying from the deal keeps the hidden stock exactly as it was dealt.
-        earlier = [m.decode() for m in loaded.moves[:-1]]
+        # Replaying from a stored state keeps the hidden stock exactly as it was dealt;
+        # the store gives the checkpoint before the target and fewer than K moves.
+        replay = [m.decode() for m in loaded.moves]
         try:
-            reply = await self._replay(game_pb2.SealedState.FromString(loaded.state), earlier)
+            reply = await self._replay(game_pb2.SealedState.FromString(loaded.state), replay)
         except EngineError as error:
             raise self._replay_problem(error) from None
         body = views.game_json(game_id, loaded.version + 1, reply.view)
@@ -282,7 +287,7 @@ class GameService:
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load_for_redo(game_id, key), token)
         print_ = fingerprint("redo", None) if key else ""
-        if (replayed := self._replayed(loaded.answer, print_)) is not None:
+        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
             return replayed
         require_match(if_match, loaded.version)
         if loaded.next_redo is None:
@@ -326,7 +331,7 @@ class GameService:
             return Reply(200, payload, {"ETag": new_tag})
         if result.outcome == "idem":
             # A retry with the same key won the race: answer as it was answered.
-            replayed = self._replayed(result.answer, print_)
+            replayed = await self._replayed(game_id, result.answer, print_)
             assert replayed is not None
             return replayed
         if result.outcome == "gone":

@@ -19,7 +19,7 @@ class SettingsError(ValueError):
     """An environment variable holds a value the gateway cannot use."""
 
 
-def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
+def _positive_int(environ: Mapping[str, str], name: str, default: int, minimum: int = 1) -> int:
     raw = environ.get(name, "").strip()
     if not raw:
         return default
@@ -27,8 +27,8 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int) -> int:
         value = int(raw)
     except ValueError:
         raise SettingsError(f"{name} must be a whole number, got {raw!r}") from None
-    if value <= 0:
-        raise SettingsError(f"{name} must be positive, got {value}")
+    if value < minimum:
+        raise SettingsError(f"{name} must be at least {minimum}, got {value}")
     return value
 
 
@@ -39,11 +39,30 @@ def _origins(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
         raise SettingsError(f"{name}: {error}") from None
 
 
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"", "0", "false", "no", "off"}
+
+
+def _flag(environ: Mapping[str, str], name: str) -> bool:
+    raw = environ.get(name, "").strip().lower()
+    if raw in _TRUE:
+        return True
+    if raw in _FALSE:
+        return False
+    raise SettingsError(f"{name} must be true or false, got {raw!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything the gateway needs to know about its surroundings."""
 
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # REDIS_URL names nodes of a Redis Cluster (any one, or a comma-separated list).
+    redis_cluster: bool = False
+    # Every change waits until this many replicas confirm it (Redis WAIT); 0: no wait.
+    redis_wait_replicas: int = 0
+    # How long a change waits for them before it is answered 503 instead.
+    redis_wait_timeout_ms: int = 1000
     engine_addr: str = "127.0.0.1:50051"
     # gRPC channels (each its own connections) the gateway spreads engine calls over.
     engine_channels: int = field(default_factory=default_engine_channels)
@@ -67,6 +86,13 @@ class Settings:
         defaults = cls()
         return cls(
             redis_url=env.get("REDIS_URL") or defaults.redis_url,
+            redis_cluster=_flag(env, "REDIS_CLUSTER"),
+            redis_wait_replicas=_positive_int(
+                env, "REDIS_WAIT_REPLICAS", defaults.redis_wait_replicas, minimum=0
+            ),
+            redis_wait_timeout_ms=_positive_int(
+                env, "REDIS_WAIT_TIMEOUT_MS", defaults.redis_wait_timeout_ms
+            ),
             engine_addr=env.get("ENGINE_ADDR") or defaults.engine_addr,
             engine_channels=_positive_int(env, "ENGINE_CHANNELS", defaults.engine_channels),
             game_ttl_seconds=_positive_int(env, "GAME_TTL_SECONDS", defaults.game_ttl_seconds),

@@ -1,14 +1,16 @@
-"""Games in Redis.
+"""Games in Redis, on one server or a Redis Cluster (the same scripts either way).
 
-Layout of one game (the id in braces is a Redis Cluster hash tag, so the four keys
-share a slot):
+Layout of one game (the id in braces is a Redis Cluster hash tag, so the keys share
+a slot):
 
-    game:{<id>}:data   hash   state    the current sealed state (SealedState bytes)
-                              initial  the sealed state as dealt (undo replays from it)
-                              version  integer, +1 on every change (the ETag)
+    game:{<id>}:meta   hash   version  integer, +1 on every change (the ETag)
                               token    SHA-256 of the owner token
+                              every    K: a checkpoint of the state every K moves
                               variant, options (JSON list), deal, secret ("1" when
                               the deal number was drawn at random), status, created
+    game:{<id>}:states list   sealed states (opaque bytes): the checkpoints at moves
+                              0, K, 2K, ... and, last, the current state (see
+                              `redis_scripts`); undo replays fewer than K moves
     game:{<id>}:moves  list   the moves applied since the deal, in notation
     game:{<id>}:redo   list   undone moves, the next one to redo first
     game:{<id>}:idem   hash   Idempotency-Key -> the first answer given for it
@@ -16,31 +18,66 @@ share a slot):
                               last MAX_STORED_ANSWERS keyed requests, so that a client
                               sending a key with every move does not grow it without end
 
+The hash `game:{<id>}:data` of the earlier layout (states inside the hash, undo from
+the deal) is upgraded by the scripts on a game's first use.
+
 Every key gets the time to live again on every use. The scripts are in
-`redis_scripts`; each operation is one read script and at most one write script.
+`redis_scripts`; each operation is one read script and at most one write script,
+run by a `script_calls.ScriptRunner` for the kind of Redis the gateway was given.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
 from patience_gateway import redis_scripts
-from patience_gateway.script_calls import Script, ScriptCaller
+from patience_gateway.redis_client import script_runner
+from patience_gateway.script_calls import ReplicaWait, Script, Written
+
+log = logging.getLogger("patience_gateway")
+T = TypeVar("T")
 
 MAX_STORED_ANSWERS = 32
+# A checkpoint of the state every this many moves: undo replays fewer moves than
+# this. 100 keeps a game of 200 moves within 4 KB of Redis memory (three states).
+CHECKPOINT_EVERY = 100
 
 
-def game_keys(game_id: str) -> list[bytes]:
-    # bytes throughout: redis-py passes bytes through without re-encoding them
+class GameKeys(NamedTuple):
+    """A game's keys; bytes throughout (redis-py passes bytes on without re-encoding)."""
+
+    meta: bytes
+    states: bytes
+    moves: bytes
+    redo: bytes
+    idem: bytes
+    idem_order: bytes
+
+
+def game_keys(game_id: str) -> GameKeys:
     base = f"game:{{{game_id}}}:".encode()
-    return [base + b"data", base + b"moves", base + b"redo", base + b"idem", base + b"idemq"]
+    return GameKeys(
+        *(base + name for name in (b"meta", b"states", b"moves", b"redo", b"idem", b"idemq"))
+    )
+
+
+def script_keys(game_id: str) -> list[bytes]:
+    """KEYS of every script: the game's keys, then the earlier layout's hash."""
+    return [*game_keys(game_id), f"game:{{{game_id}}}:data".encode()]
+
+
+class ReplicationTimeout(redis_errors.TimeoutError):
+    """A change was made on the primary, but fewer replicas than asked for confirmed
+    it in time: it is not acknowledged to the client (answered as storage-unavailable)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +103,12 @@ class StoredAnswer:
 class Loaded:
     """What an operation on an existing game reads in its one round trip."""
 
-    state: bytes  # the current state, or the initial state for undo
+    state: bytes  # the current state; for undo, the checkpoint to replay from
     version: int
     token_digest: bytes
     answer: StoredAnswer | None
-    moves: Sequence[bytes] = ()  # undo: the whole history
+    position: int = 0  # undo: the number of moves played (0: nothing to undo)
+    moves: Sequence[bytes] = ()  # undo: the moves from the checkpoint to the target
     next_redo: bytes | None = None  # redo: the move to redo
 
 
@@ -103,16 +141,27 @@ def _answer(raw: Any) -> StoredAnswer | None:
 class GameStore:
     """Reads and writes games; every method is one Redis round trip.
 
+    `redis` is a client for one server or for a Redis Cluster; the same scripts run
+    on either (`redis_client.script_runner`). With `wait`, every change waits until
+    that many replicas confirm it (Redis WAIT), and one they do not confirm in time
+    raises ReplicationTimeout instead of being acknowledged.
+
     Each call runs under one deadline of its own (`timeout_seconds`). The Redis client
     is meant to be opened without a socket timeout: redis-py enforces that with an
     extra task per command (asyncio.wait_for), which costs more on the move path
-    than the rest of the Redis call. The scripts run on connections of the client's
-    pool's kind, straight from `script_calls` (see there why).
+    than the rest of the Redis call.
     """
 
-    def __init__(self, redis: Redis, ttl_seconds: int, timeout_seconds: float = 2.0) -> None:
+    def __init__(
+        self,
+        redis: Redis | RedisCluster,
+        ttl_seconds: int,
+        timeout_seconds: float = 2.0,
+        wait: ReplicaWait | None = None,
+    ) -> None:
         self.redis = redis
-        self._scripts = ScriptCaller(redis.connection_pool)
+        self._scripts = script_runner(redis, wait)
+        self._wait = wait
         self._ttl_ms = str(ttl_seconds * 1000).encode()
         self._timeout = timeout_seconds
         self._max_answers = str(MAX_STORED_ANSWERS).encode()
@@ -123,6 +172,7 @@ class GameStore:
         self._load_history = script(redis_scripts.LOAD_HISTORY)
         self._create = script(redis_scripts.CREATE)
         self._delete = script(redis_scripts.DELETE)
+        self._touch = script(redis_scripts.TOUCH)
         self._commits = {
             "move": script(redis_scripts.COMMIT_MOVE),
             "undo": script(redis_scripts.COMMIT_UNDO),
@@ -130,15 +180,39 @@ class GameStore:
         }
 
     async def aclose(self) -> None:
-        """Close the connections the scripts ran on (not the client's own pool)."""
+        """Close the connections the scripts ran on (not the client's own)."""
         await self._scripts.aclose()
 
     async def _run(self, script: Script, game_id: str, args: list[Any]) -> Any:
+        """A read: the script's reply."""
+        return await self._within_deadline(self._scripts.read(script, script_keys(game_id), args))
+
+    async def _change(self, script: Script, game_id: str, args: list[Any]) -> Written:
+        """A write: its reply and, with `wait`, how many replicas confirmed it."""
+        return await self._within_deadline(self._scripts.write(script, script_keys(game_id), args))
+
+    async def _within_deadline(self, call: Awaitable[T]) -> T:
         try:
             async with asyncio.timeout(self._timeout):
-                return await self._scripts.call(script, game_keys(game_id), args)
+                return await call
         except TimeoutError:
             raise redis_errors.TimeoutError("Redis did not answer in time") from None
+
+    def _confirmed(self, written: Written, game_id: str) -> None:
+        """Raises ReplicationTimeout when a change that was made lacks its replicas."""
+        if self._wait is None or written.replicas is None:
+            return
+        if written.replicas < self._wait.replicas:
+            log.warning(
+                "change to game %s confirmed by %d of %d replicas in %d ms",
+                game_id,
+                written.replicas,
+                self._wait.replicas,
+                self._wait.timeout_ms,
+            )
+            raise ReplicationTimeout(
+                f"{written.replicas} of {self._wait.replicas} replicas confirmed the change"
+            )
 
     async def create(
         self,
@@ -154,10 +228,6 @@ class GameStore:
     ) -> bool:
         """Store a new game at version 1; False if the id is already taken."""
         fields: list[bytes | str | int] = [
-            "state",
-            state,
-            "initial",
-            state,
             "version",
             1,
             "token",
@@ -174,9 +244,13 @@ class GameStore:
             status,
             "created",
             int(time.time()),
+            "every",
+            CHECKPOINT_EVERY,
         ]
-        created = await self._run(self._create, game_id, [self._ttl_ms, *fields])
-        return bool(created)
+        written = await self._change(self._create, game_id, [self._ttl_ms, state, *fields])
+        if written.reply:
+            self._confirmed(written, game_id)
+        return bool(written.reply)
 
     async def load(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_state, game_id, [self._ttl_ms, idempotency_key.encode()])
@@ -189,8 +263,15 @@ class GameStore:
         reply = await self._run(self._load_undo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
-        initial, version, token, answer, moves = reply
-        return Loaded(initial, int(version), token, _answer(answer), moves=moves)
+        checkpoint, version, token, answer, position, moves = reply
+        return Loaded(
+            checkpoint or b"",
+            int(version),
+            token,
+            _answer(answer),
+            position=int(position),
+            moves=moves,
+        )
 
     async def load_for_redo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_redo, game_id, [self._ttl_ms, idempotency_key])
@@ -241,16 +322,32 @@ class GameStore:
         ]
         if operation == "move":
             args.append(move.encode())
-        reply = await self._run(self._commits[operation], game_id, args)
+        written = await self._change(self._commits[operation], game_id, args)
+        reply = written.reply
         outcome = reply[0].decode()
+        if outcome == "ok":
+            self._confirmed(written, game_id)
         if outcome in ("ok", "stale"):
             return CommitResult(outcome, version=int(reply[1]))
         if outcome == "idem":
             return CommitResult(outcome, answer=StoredAnswer.decode(reply[1]))
         return CommitResult(outcome)
 
+    async def confirm_replicated(self, game_id: str) -> None:
+        """With `wait`: returns once the replicas have every change made to the game
+        so far (a write of the game's time to live, then WAIT: a replica confirms
+        the replication stream in order), else raises ReplicationTimeout. Without
+        `wait`, at once."""
+        if self._wait is None:
+            return
+        written = await self._change(self._touch, game_id, [self._ttl_ms])
+        self._confirmed(written, game_id)
+
     async def delete(self, game_id: str, expected_version: int | None) -> CommitResult:
         expected = "" if expected_version is None else str(expected_version)
-        reply = await self._run(self._delete, game_id, [expected])
-        outcome = reply[0].decode()
-        return CommitResult(outcome, version=int(reply[1]) if outcome == "stale" else 0)
+        written = await self._change(self._delete, game_id, [expected])
+        outcome = written.reply[0].decode()
+        if outcome == "ok":
+            self._confirmed(written, game_id)
+        version = int(written.reply[1]) if outcome == "stale" else 0
+        return CommitResult(outcome, version=version)

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
@@ -49,15 +50,18 @@ class EmbeddedRedis(StartsAndStops):
         appendonly: bool = False,
         data_dir: str | None = None,
         supervised: bool = False,
+        extra_args: Sequence[str] = (),
     ) -> None:
         """supervised: for the launcher; the server runs in a session of its own (a
         Ctrl-C in the terminal reaches only the launcher, which stops Redis last, after
-        the services that use it) and is ended if the launcher dies."""
+        the services that use it) and is ended if the launcher dies. extra_args: more
+        redis-server options, e.g. ("--cluster-enabled", "yes")."""
         self.host = host
         self.port = port or free_port(host)
         self.appendonly = appendonly
         self._given_dir = data_dir
         self.supervised = supervised
+        self.extra_args = tuple(extra_args)
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
@@ -95,6 +99,7 @@ class EmbeddedRedis(StartsAndStops):
             "warning",
             "--logfile",
             str(self.data_dir / "redis.log"),
+            *self.extra_args,
         ]
         self.process = subprocess.Popen(
             guarded(args) if self.supervised else args,
