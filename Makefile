@@ -24,7 +24,7 @@ HAVE_NPM := $(shell command -v npm 2>/dev/null)
 PROTO_BASELINE := proto/baseline.image.json
 
 .PHONY: run test check lint typecheck protos protos-check protos-lint protos-baseline node \
-	bench clean
+	go-toolchain bench clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is needed:" \
@@ -54,7 +54,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy services
+	$(BIN)/mypy services examples
 
 protos: $(STAMP)
 	$(BIN)/python scripts/gen_protos.py
@@ -81,6 +81,18 @@ protos-lint: $(NODE_STAMP)
 	$(NODE_BIN)/buf lint
 	$(NODE_BIN)/buf breaking --against $(PROTO_BASELINE)
 endif
+
+# Debian's Go toolchain and gRPC packages, for examples/go-grpc and its test (skipped,
+# saying so, without them). As root with apt-get; .ci/run calls it.
+GO_DEBS := golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev \
+	golang-google-genproto-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev
+go-toolchain:
+	@if command -v go >/dev/null && command -v protoc-gen-go-grpc >/dev/null; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "make: the Go example needs (as root): apt-get install $(GO_DEBS)"; exit 0; fi; \
+	{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $(GO_DEBS) >/dev/null; } \
+		|| echo "make: could not install the Go toolchain; the Go example's test will be skipped"
 
 # Run when a release is cut: from then on `buf breaking` holds proto/ to it.
 protos-baseline: $(NODE_STAMP)
