@@ -62,6 +62,7 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument("--load-users", type=int)
     parser.add_argument("--load-spawn-rate", type=float)
     parser.add_argument("--load-run-time", help="e.g. 60s")
+    parser.add_argument("--load-processes", type=int, help="Locust worker processes (default 1)")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
@@ -105,6 +106,7 @@ def _load(report: Report, settings: Settings, stack: Stack) -> None:
         settings.load_users,
         settings.load_spawn_rate,
         settings.load_run_time,
+        settings.load_processes,
     )
     write_load(report, report.section("Load test (Locust)"), result)
 

@@ -12,14 +12,19 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from bench.procs import REPO_ROOT
+from bench.procs import REPO_ROOT, free_port
 from bench.report import Report, Section, fmt
 from bench.stack import Stack
 
@@ -45,6 +50,7 @@ class LoadResult:
     users: int
     spawn_rate: float
     run_time: str
+    processes: int = 1
     rows: list[LoadRow] = field(default_factory=list)
     failures: list[tuple[str, str, int]] = field(default_factory=list)
     # exceptions raised inside the locustfile's tasks (a bug there, or an answer it
@@ -77,21 +83,56 @@ def _number(text: str) -> float:
         return float("nan")
 
 
+def _percentile(times: dict[int, int], fraction: float) -> float:
+    """Nearest-rank percentile of Locust's response-time histogram (ms -> count)."""
+    total = sum(times.values())
+    if total == 0:
+        return float("nan")
+    rank, seen = max(1, math.ceil(fraction * total)), 0
+    for millis in sorted(times):
+        seen += times[millis]
+        if seen >= rank:
+            return float(millis)
+    return float(max(times))
+
+
+def _row(name: str, entries: list[dict[str, Any]], seconds: float) -> LoadRow:
+    times: dict[int, int] = {}
+    for entry in entries:
+        for millis, count in entry["response_times"].items():
+            times[int(float(millis))] = times.get(int(float(millis)), 0) + int(count)
+    requests = sum(int(entry["num_requests"]) for entry in entries)
+    return LoadRow(
+        name=name,
+        requests=requests,
+        failures=sum(int(entry["num_failures"]) for entry in entries),
+        rate=requests / seconds if seconds > 0 else float("nan"),
+        p50=_percentile(times, 0.50),
+        p95=_percentile(times, 0.95),
+        p99=_percentile(times, 0.99),
+        max=max((float(entry["max_response_time"]) for entry in entries), default=float("nan")),
+    )
+
+
+def read_stats(prefix: Path, result: LoadResult, run_seconds: float) -> None:
+    """Per request name and aggregated, from Locust's final JSON stats: written once
+    the run is over (its CSV summary can miss the last second's requests on a slow
+    machine). Rates are over the time the requests spanned."""
+    entries: list[dict[str, Any]] = json.loads(Path(f"{prefix}.json").read_text())
+    starts = [float(entry["start_time"]) for entry in entries if entry["num_requests"]]
+    ends = [float(entry["last_request_timestamp"]) for entry in entries if entry["num_requests"]]
+    seconds = max(ends) - min(starts) if starts else run_seconds
+    seconds = seconds if seconds > 0 else run_seconds
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for entry in entries:
+        by_name.setdefault(entry["name"], []).append(entry)
+    for name in sorted(by_name):
+        result.rows.append(_row(name, by_name[name], seconds))
+    result.rows.append(_row("Aggregated", entries, seconds))
+
+
 def read_csv(prefix: Path, result: LoadResult) -> None:
-    with open(f"{prefix}_stats.csv", newline="") as stats:
-        for record in csv.DictReader(stats):
-            result.rows.append(
-                LoadRow(
-                    name=record["Name"],
-                    requests=int(record["Request Count"]),
-                    failures=int(record["Failure Count"]),
-                    rate=_number(record["Requests/s"]),
-                    p50=_number(record["50%"]),
-                    p95=_number(record["95%"]),
-                    p99=_number(record["99%"]),
-                    max=_number(record["Max Response Time"]),
-                )
-            )
+    """The failure and exception details Locust writes beside its stats."""
     failures_path = Path(f"{prefix}_failures.csv")
     if failures_path.exists():
         with open(failures_path, newline="") as failures:
@@ -106,26 +147,46 @@ def read_csv(prefix: Path, result: LoadResult) -> None:
                 result.exceptions.append((int(record["Count"]), record["Message"]))
 
 
-def run_locust(host: str, users: int, spawn_rate: float, run_time: str) -> LoadResult:
+def run_locust(
+    host: str, users: int, spawn_rate: float, run_time: str, processes: int = 1
+) -> LoadResult:
+    """Locust against `host`; with processes > 1, a master and that many worker
+    processes (each its own core), so that the load generator is not the limit. The
+    workers are started apart from the master, not with Locust's --processes, whose
+    forked workers would each write the summary file too, over the master's. A worker
+    reports every 3 s: a distributed run needs a longer run time, and its rates are
+    over the time its reported requests span."""
     seconds = parse_run_time(run_time)
-    result = LoadResult(host, users, spawn_rate, run_time)
-    with tempfile.TemporaryDirectory(prefix="bench-locust-") as tmp:
+    result = LoadResult(host, users, spawn_rate, run_time, processes)
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    locust = [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--loglevel", "WARNING"]
+    with tempfile.TemporaryDirectory(prefix="bench-locust-") as tmp, ExitStack() as workers:
         prefix = Path(tmp) / "locust"
         args = [
-            sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), "--headless",
+            *locust, "--headless",
             "--users", str(users), "--spawn-rate", str(spawn_rate), "--run-time", run_time,
-            "--host", host, "--csv", str(prefix), "--only-summary", "--loglevel", "WARNING",
+            "--host", host, "--csv", str(prefix), "--only-summary",
             "--stop-timeout", "5", "--exit-code-on-error", "0",
+            "--json-file", str(prefix),
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+        if processes > 1:
+            port = free_port()
+            args += [
+                "--master", "--master-bind-host", "127.0.0.1", "--master-bind-port", str(port),
+                "--expect-workers", str(processes), "--expect-workers-max-wait", "120",
+            ]  # fmt: skip
+            worker = [*locust, "--worker", "--master-host", "127.0.0.1", "--master-port", str(port)]
+            for _ in range(processes):
+                workers.enter_context(_worker(worker, env))
         completed = subprocess.run(
             args, cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-            timeout=seconds + 120,
+            timeout=seconds + 180,
         )  # fmt: skip
-        if completed.returncode != 0 or not Path(f"{prefix}_stats.csv").exists():
+        if completed.returncode != 0 or not Path(f"{prefix}.json").exists():
             raise RuntimeError(
                 f"locust exited with {completed.returncode}:\n{completed.stderr[-3000:]}"
             )
+        read_stats(prefix, result, seconds)
         read_csv(prefix, result)
     if not any(row.requests for row in result.rows):
         problems = "; ".join(message for _, message in result.exceptions[:3])
@@ -136,19 +197,48 @@ def run_locust(host: str, users: int, spawn_rate: float, run_time: str) -> LoadR
     return result
 
 
+@contextmanager
+def _worker(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """A Locust worker; it leaves when the master quits, and is ended if it does not."""
+    process = subprocess.Popen(
+        args, cwd=REPO_ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield process
+    finally:
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def run_load(
-    *, users: int, spawn_rate: float, run_time: str, host: str | None, engine_workers: int = 1
+    *,
+    users: int,
+    spawn_rate: float,
+    run_time: str,
+    host: str | None,
+    engine_workers: int = 1,
+    processes: int = 1,
 ) -> LoadResult:
     if host:
-        return run_locust(host, users, spawn_rate, run_time)
+        return run_locust(host, users, spawn_rate, run_time, processes)
     with Stack(engine_workers=engine_workers) as stack:
         assert stack.gateway is not None
-        return run_locust(stack.gateway.base_url, users, spawn_rate, run_time)
+        return run_locust(stack.gateway.base_url, users, spawn_rate, run_time, processes)
+
+
+def _generator(processes: int) -> str:
+    if processes == 1:
+        return "one process"
+    return f"a master and {processes} worker processes"
 
 
 def write_load(report: Report, section: Section, result: LoadResult) -> None:
     section.note(
-        f"Locust (FastHttpUser, geventhttpclient), headless: {result.users} users spawned at"
+        f"Locust (FastHttpUser, geventhttpclient), headless, {_generator(result.processes)}:"
+        f" {result.users} users spawned at"
         f" {result.spawn_rate:g}/s for {result.run_time} against {result.host}. Mix per"
         " player: create 1, view 3, legal moves 3, move 6 (a listed legal move, If-Match),"
         " undo 1; a 0-50 ms pause between tasks. Latencies in ms."
@@ -186,12 +276,15 @@ def main(argv: list[str] | None = None) -> int:
         "--host", help="gateway base URL to load (your own); default: start a stack on loopback"
     )
     parser.add_argument("--engine-workers", type=int, default=1)
+    parser.add_argument(
+        "--processes", type=int, default=1, help="Locust worker processes under a master"
+    )
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     parse_run_time(args.run_time)  # a bad value fails before anything starts
     result = run_load(
         users=args.users, spawn_rate=args.spawn_rate, run_time=args.run_time,
-        host=args.host, engine_workers=args.engine_workers,
+        host=args.host, engine_workers=args.engine_workers, processes=args.processes,
     )  # fmt: skip
     report = Report(title="patience-engine: load test")
     write_load(report, report.section("Load test (Locust)"), result)

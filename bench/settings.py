@@ -38,6 +38,8 @@ class Settings:
     load_users: int = 20
     load_spawn_rate: float = 5.0
     load_run_time: str = "60s"
+    # Locust worker processes under one master (1: a single process)
+    load_processes: int = 1
     # which parts to run
     parts: tuple[str, ...] = field(default=("rules", "engine", "gateway", "growth", "load"))
 
