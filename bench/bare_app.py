@@ -1,7 +1,7 @@
 """The floor the gateway is compared with: a FastAPI endpoint that does what any
 stateful request must at least do here, and nothing else: read a JSON body, one Redis
-GET and one Redis SET of the same key, answer JSON with an ETag. Served by uvicorn
-with the gateway's settings (`python -m bench.bare_app`, port from BARE_PORT).
+GET and one Redis SET of the same key, answer JSON with an ETag. Served like the
+gateway (`python -m bench.bare_app`, address from GATEWAY_HOST and GATEWAY_PORT).
 """
 
 from __future__ import annotations
@@ -42,13 +42,15 @@ def create_app(redis_url: str) -> FastAPI:
     return app
 
 
+def app_from_env() -> FastAPI:
+    """The app of one server worker (each builds its own)."""
+    return create_app(os.environ["REDIS_URL"])
+
+
 def main() -> None:
     from bench.serve import serve_like_gateway
 
-    app = create_app(os.environ["REDIS_URL"])
-    serve_like_gateway(
-        app, host=os.environ.get("BARE_HOST", "127.0.0.1"), port=int(os.environ["BARE_PORT"])
-    )
+    serve_like_gateway("bench.bare_app:app_from_env")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ T = TypeVar("T")
 
 
 def run_fast(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
-    """Run a coroutine on uvloop when it is installed (it comes with uvicorn[standard]):
+    """Run a coroutine on uvloop when it is installed (a dependency of the gateway's):
     the load generator then spends less of the shared CPU."""
     try:
         import uvloop
@@ -32,10 +32,11 @@ def run_gateway_part(report: Report, settings: Settings, stack: Stack) -> None:
     plan: EndlessGame = find_endless_game(settings.gateway_variant)
     section = report.section("Gateway over HTTP: POST move vs bare FastAPI endpoint")
     section.note(
-        f"Real gateway (`python -m patience_gateway`, uvicorn) in a child process,"
+        f"Real gateway (`python -m patience_gateway`, Granian, one worker process) in a"
+        f" child process,"
         f" real Redis (EmbeddedRedis), real engine ({settings.gateway_engine_workers}"
         f" process). Bare endpoint = bench/bare_app.py on the same Redis, served by"
-        f" uvicorn with the same settings: parse a JSON body, one Redis GET and one"
+        f" Granian with the same settings: parse a JSON body, one Redis GET and one"
         f" SET, answer JSON. Load: bench.http_client (keep-alive HTTP/1.1 on asyncio"
         f" streams with httptools, uvloop), one connection per client, closed loop,"
         f" {settings.games_per_client} games per client created beforehand"

@@ -139,12 +139,15 @@ class HttpServerProcess(ChildProcess):
         return self
 
 
-def gateway_process(*, redis_url: str, engine_target: str) -> HttpServerProcess:
-    """The gateway through its real entry point (`python -m patience_gateway`)."""
+def gateway_process(*, redis_url: str, engine_target: str, workers: int = 1) -> HttpServerProcess:
+    """The gateway through its real entry point (`python -m patience_gateway`), with
+    `workers` worker processes (one by default: the per-request figures are those of
+    one process)."""
     port = free_port()
     env = {
         "GATEWAY_HOST": LOOPBACK,
         "GATEWAY_PORT": str(port),
+        "GATEWAY_WORKERS": str(workers),
         "REDIS_URL": redis_url,
         "ENGINE_ADDR": engine_target,
         "LOG_LEVEL": "warning",
@@ -157,8 +160,9 @@ def bare_process(*, redis_url: str) -> HttpServerProcess:
     port = free_port()
     env = {
         "REDIS_URL": redis_url,
-        "BARE_HOST": LOOPBACK,
-        "BARE_PORT": str(port),
+        "GATEWAY_HOST": LOOPBACK,
+        "GATEWAY_PORT": str(port),
+        "GATEWAY_WORKERS": "1",
         "LOG_LEVEL": "warning",
     }
     return HttpServerProcess("bare", python_module("bench.bare_app"), env, port)

@@ -1,21 +1,14 @@
-"""Serving the bare app with the same uvicorn settings as the gateway
-(patience_gateway.main: `uvicorn.run(app, host, port, log_level)`, access log off,
-uvicorn's default loop and HTTP parser, i.e. uvloop and httptools when installed),
-so that the two differ only in what their endpoints do."""
+"""Serving the bare app exactly as the gateway is served: Granian through
+`patience_gateway.server.granian_server`, with the gateway's settings read from the
+environment (GATEWAY_HOST, GATEWAY_PORT, GATEWAY_WORKERS and the limits), so that the
+two differ only in what their endpoints do."""
 
 from __future__ import annotations
 
-import os
-
-import uvicorn
-from fastapi import FastAPI
+from patience_gateway.server import granian_server
+from patience_gateway.settings import Settings
 
 
-def serve_like_gateway(app: FastAPI, *, host: str, port: int) -> None:
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        log_level=os.environ.get("LOG_LEVEL", "warning").lower(),
-        access_log=False,
-    )
+def serve_like_gateway(factory: str) -> None:
+    """Serves the app that `factory` ("module:function") builds, until SIGTERM."""
+    granian_server(factory, Settings.from_env()).serve()

@@ -1,72 +1,174 @@
-"""The gateway as it runs in production: `python -m patience_gateway` (uvicorn) in a
-child process, configured from the environment, spoken to over real sockets."""
+"""The gateway as it runs in production: `python -m patience_gateway` (Granian, two
+worker processes) in a child process, configured from the environment, spoken to over
+real sockets: its limits on what one client may send or hold, its workers, their
+supervision and their metrics."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 from patience_launcher.redis_server import free_port
 
 from tests.gateway.engines import EngineThread
 
 LIMIT = 4096
+WORKERS = 2
+# short, so that the tests of the timeouts are quick; the answers are awaited far longer
+HEADER_TIMEOUT = 1
+BODY_TIMEOUT = 1
+WAIT = 30.0
 
 
-@pytest.fixture(scope="module")
-def server(redis_url: str, engine: EngineThread) -> Iterator[str]:
-    port = free_port()
-    env = {
+@dataclass
+class Server:
+    base: str
+    process: subprocess.Popen[bytes]
+
+    @property
+    def address(self) -> tuple[str, int]:
+        host, port = self.base.removeprefix("http://").split(":")
+        return host, int(port)
+
+    def workers(self) -> list[psutil.Process]:
+        return psutil.Process(self.process.pid).children()
+
+    def serving_workers(self) -> set[int]:
+        """Workers that listen on the port (each binds it with SO_REUSEPORT once its
+        app has started; before that, a worker would not stop on SIGTERM yet)."""
+        serving = set()
+        for worker in self.workers():
+            try:
+                if any(c.status == psutil.CONN_LISTEN for c in worker.net_connections()):
+                    serving.add(worker.pid)
+            except psutil.NoSuchProcess:
+                continue
+        return serving
+
+    def metrics_folder(self) -> Path:
+        """The run's PROMETHEUS_MULTIPROC_DIR, where the workers keep their files open."""
+        for worker in self.workers():
+            for file in worker.open_files():
+                if Path(file.path).name.startswith("counter_"):
+                    return Path(file.path).parent
+        raise AssertionError("no worker keeps a metrics file")
+
+
+def _environment(redis_url: str, engine: EngineThread, port: int) -> dict[str, str]:
+    return {
         **os.environ,
         "REDIS_URL": redis_url,
         "ENGINE_ADDR": engine.target,
         "GATEWAY_HOST": "127.0.0.1",
         "GATEWAY_PORT": str(port),
+        "GATEWAY_WORKERS": str(WORKERS),
+        "GATEWAY_HEADER_TIMEOUT_SECONDS": str(HEADER_TIMEOUT),
+        "GATEWAY_BODY_TIMEOUT_SECONDS": str(BODY_TIMEOUT),
+        "GATEWAY_MAX_HEADER_BYTES": "8192",
         "MAX_BODY_BYTES": str(LIMIT),
-        "LOG_LEVEL": "warning",
+        "LOG_LEVEL": "info",
     }
+
+
+def _wait_until_ready(server: Server, gone: int | None = None) -> None:
+    """Until every worker serves (none of them `gone`, a pid that died)."""
+    deadline = time.monotonic() + 90
+    while True:
+        assert server.process.poll() is None, _output(server.process)
+        serving = server.serving_workers()
+        if len(serving) == WORKERS and gone not in serving:
+            try:
+                if httpx.get(f"{server.base}/livez", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+        assert time.monotonic() < deadline, "the gateway's workers did not all start"
+        time.sleep(0.05)
+
+
+def _output(process: subprocess.Popen[bytes]) -> str:
+    return process.stderr.read().decode() if process.stderr else ""
+
+
+@pytest.fixture(scope="module")
+def server(redis_url: str, engine: EngineThread) -> Iterator[Server]:
+    """The server; at the end, SIGTERM must stop every worker gracefully: exit status
+    0, no traceback, no worker killed for being late, the metrics folder removed."""
+    port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "patience_gateway"],
-        env=env,
+        env=_environment(redis_url, engine, port),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while True:
-        assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
-        try:
-            if httpx.get(f"{base}/livez", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        assert time.monotonic() < deadline, "the gateway did not start"
-        time.sleep(0.05)
+    server = Server(f"http://127.0.0.1:{port}", process)
     try:
-        yield base
-    finally:
+        _wait_until_ready(server)
+        yield server
+        workers = server.workers()
+        folder = server.metrics_folder()
         process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=WAIT) == 0
+        errors = _output(process)
+        assert "Traceback" not in errors and "Killing" not in errors, errors
+        assert not any(worker.is_running() for worker in workers)
+        assert not folder.exists(), "the run's metrics folder is left behind"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        if process.stderr:
+            process.stderr.close()
+
+
+def _connect(server: Server) -> socket.socket:
+    return socket.create_connection(server.address, timeout=WAIT)
+
+
+def _response_head(sock: socket.socket) -> bytes:
+    """Reads until the end of the response's header block (or the connection's)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
         try:
-            # uvicorn shuts down gracefully (lifespan closed), then re-raises the signal
-            assert process.wait(timeout=30) in (0, -signal.SIGTERM)
-            errors = process.stderr.read().decode() if process.stderr else ""
-            assert "Traceback" not in errors, errors
-        finally:
-            if process.poll() is None:
-                process.kill()
-            if process.stderr:
-                process.stderr.close()
+            chunk = sock.recv(4096)
+        except ConnectionResetError:
+            break
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
-def test_plays_a_game_over_http(server: str) -> None:
-    with httpx.Client(base_url=server) as http:
+def _read_to_close(sock: socket.socket) -> bytes:
+    """Everything until the server closes the connection (the socket's timeout fails
+    the test if it never does)."""
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def _send_all_you_can(sock: socket.socket, pieces: Iterator[bytes]) -> None:
+    """Sends until the server stops taking bytes (it answered and closed)."""
+    try:
+        for piece in pieces:
+            sock.sendall(piece)
+    except OSError:
+        pass
+
+
+def test_plays_a_game_over_http(server: Server) -> None:
+    with httpx.Client(base_url=server.base) as http:
         assert http.get("/readyz").status_code == 200
         created = http.post("/v1/games", json={"variant": "la-belle-lucie", "deal": 7})
         assert created.status_code == 201
@@ -83,24 +185,7 @@ def test_plays_a_game_over_http(server: str) -> None:
         assert "patience_gateway_moves_applied_total" in http.get("/metrics").text
 
 
-def _response_head(sock: socket.socket) -> bytes:
-    """Reads until the end of the response's header block."""
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(4096)
-        if not chunk:
-            break
-        data += chunk
-    return data
-
-
-def _connect(server: str) -> socket.socket:
-    host, port = server.removeprefix("http://").split(":")
-    sock = socket.create_connection((host, int(port)), timeout=30)
-    return sock
-
-
-def test_declared_oversize_body_is_refused_before_it_is_sent(server: str) -> None:
+def test_declared_oversize_body_is_refused_before_it_is_sent(server: Server) -> None:
     with _connect(server) as sock:
         sock.sendall(
             b"POST /v1/games HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n"
@@ -112,18 +197,109 @@ def test_declared_oversize_body_is_refused_before_it_is_sent(server: str) -> Non
     assert b"application/problem+json" in head
 
 
-def test_chunked_oversize_body_is_refused_while_it_streams(server: str) -> None:
+def test_chunked_oversize_body_is_refused_while_it_streams(server: Server) -> None:
     with _connect(server) as sock:
         sock.sendall(
             b"POST /v1/games HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n"
             b"Transfer-Encoding: chunked\r\n\r\n"
         )
         chunk = b" " * 1024
-        try:
-            for _ in range(2 * LIMIT // len(chunk)):
-                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-        except OSError:
-            pass  # the server may already have answered and closed
+        _send_all_you_can(sock, (b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(8)))
         # the body is never finished (no last chunk): the answer must come anyway
         head = _response_head(sock)
     assert head.startswith(b"HTTP/1.1 413"), head
+
+
+def test_a_16_mib_header_is_refused_without_reading_it(server: Server) -> None:
+    with _connect(server) as sock:
+        sock.sendall(b"GET /livez HTTP/1.1\r\nHost: gateway\r\nX-Big: ")
+        _send_all_you_can(sock, (b"a" * 65536 for _ in range(256)))
+        head = _response_head(sock)
+    assert head.startswith(b"HTTP/1.1 431"), head[:200]
+    assert httpx.get(f"{server.base}/livez").status_code == 200
+
+
+def test_more_than_100_headers_are_refused(server: Server) -> None:
+    headers = b"".join(b"X-H%d: v\r\n" % index for index in range(101))
+    with _connect(server) as sock:
+        sock.sendall(b"GET /livez HTTP/1.1\r\nHost: gateway\r\n" + headers + b"\r\n")
+        head = _response_head(sock)
+    assert head.startswith(b"HTTP/1.1 431"), head[:200]
+
+
+def test_a_body_that_never_comes_is_answered_408_and_the_connection_closed(
+    server: Server,
+) -> None:
+    with _connect(server) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 50\r\n\r\n{"
+        )
+        answer = _read_to_close(sock)
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert b'"code":"body-timeout"' in answer
+
+
+def test_a_connection_that_sends_nothing_is_closed(server: Server) -> None:
+    with _connect(server) as sock:
+        assert _read_to_close(sock) == b""
+
+
+def test_a_connection_trickling_its_headers_is_closed(server: Server) -> None:
+    with _connect(server) as sock:
+        sock.sendall(b"GET /livez HTTP/1.1\r\nHost: gateway\r\nX-Slow: ")
+        began = time.monotonic()
+        try:
+            # one byte every 0.2 s: every read is quick, the headers never end
+            while time.monotonic() - began < WAIT:
+                sock.sendall(b"a")
+                time.sleep(0.2)
+            closed = False
+        except OSError:
+            closed = True
+    assert closed, "the server kept a connection whose headers never ended"
+
+
+def test_an_idle_kept_alive_connection_is_closed(server: Server) -> None:
+    with _connect(server) as sock:
+        sock.sendall(b"GET /livez HTTP/1.1\r\nHost: gateway\r\n\r\n")
+        answer = _read_to_close(sock)
+    assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+
+
+def _count(metrics: str, route: str) -> float:
+    labels = f'method="GET",route="{re.escape(route)}",status="200"'
+    pattern = rf"patience_gateway_requests_total{{{labels}}} (\S+)"
+    return sum(float(value) for value in re.findall(pattern, metrics))
+
+
+def test_workers_are_supervised_and_metrics_add_up_every_worker(server: Server) -> None:
+    workers = server.workers()
+    assert len(workers) == WORKERS
+    before = _count(httpx.get(f"{server.base}/metrics").text, "/v1/variants")
+    asked = 40
+    for _ in range(asked):  # a fresh connection each: the kernel spreads them
+        assert httpx.get(f"{server.base}/v1/variants").status_code == 200
+    folder = server.metrics_folder()
+    assert {int(name.stem.rsplit("_", 1)[1]) for name in folder.glob("counter_*.db")} == {
+        worker.pid for worker in workers
+    }, "every worker keeps its own counts"
+
+    victim = workers[0]
+    victim.kill()
+    victim.wait(WAIT)
+    _wait_until_ready(server, gone=victim.pid)  # a new worker in its place
+    after = _count(httpx.get(f"{server.base}/metrics").text, "/v1/variants")
+    # the dead worker's counts stay in the totals, whichever worker answers the scrape
+    assert after - before >= asked
+
+
+def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "patience_gateway"],
+        env={**os.environ, "GATEWAY_HEADER_TIMEOUT_SECONDS": "600"},
+        capture_output=True,
+        timeout=WAIT,
+    )
+    assert result.returncode == 2
+    assert b"GATEWAY_HEADER_TIMEOUT_SECONDS must be from 1 to 60" in result.stderr

@@ -45,6 +45,7 @@ _HTTP_STATUS_CODES = {
     400: "malformed-body",
     404: "not-found",
     405: "method-not-allowed",
+    408: "body-timeout",
     413: "body-too-large",
 }
 
@@ -104,7 +105,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _install_error_handlers(app, settings, metrics)
     # innermost first: the move fast path sees a body already held to the size limit
     app.add_middleware(MoveFastPath, gateway=app)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes, on_problem=metrics.problem)
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=settings.max_body_bytes,
+        timeout_seconds=settings.body_timeout_seconds,
+        on_problem=metrics.problem,
+    )
     if settings.cors_origins:
         # outside the fast path and the size limit, so their answers carry the headers too
         app.add_middleware(cors_middleware, origins=settings.cors_origins)

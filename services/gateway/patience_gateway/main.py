@@ -1,29 +1,60 @@
-"""`patience-gateway`: serve the gateway with uvicorn, configured from the environment."""
+"""`patience-gateway`: the gateway served from the environment until SIGINT/SIGTERM.
+
+Metrics are kept per worker process; `/metrics` adds up every worker's through
+prometheus_client's multiprocess mode, in a folder of this run (PROMETHEUS_MULTIPROC_DIR).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
-import uvicorn
+from patience_gateway.server import granian_server
+from patience_gateway.settings import Settings, SettingsError
 
-from patience_gateway.app import create_app
-from patience_gateway.settings import Settings
+log = logging.getLogger("patience_gateway")
+
+APP_FACTORY = "patience_gateway.app:create_app"
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+@contextlib.contextmanager
+def metrics_folder() -> Iterator[Path]:
+    """The folder where every worker writes its metrics, set as PROMETHEUS_MULTIPROC_DIR
+    before any worker starts (prometheus_client reads it when it is first imported).
+    A folder given in the environment is used (emptied of old metric files first, as
+    prometheus_client requires); otherwise a temporary one, removed on exit."""
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        folder = Path(given)
+        folder.mkdir(parents=True, exist_ok=True)
+        for old in folder.glob("*.db"):
+            old.unlink()
+        yield folder
+        return
+    folder = Path(tempfile.mkdtemp(prefix="patience-gateway-metrics-"))
+    os.environ[MULTIPROC_ENV] = str(folder)
+    try:
+        yield folder
+    finally:
+        del os.environ[MULTIPROC_ENV]
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def main() -> None:
-    settings = Settings.from_env()
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        # Health probes and metrics scrapes are logged by the metrics instead.
-        access_log=settings.log_level == "debug",
-    )
-
-
-if __name__ == "__main__":
-    main()
+    """The `patience-gateway` command: serves until SIGINT/SIGTERM, then stops the
+    workers gracefully and exits 0 (1 if workers kept dying)."""
+    try:
+        settings = Settings.from_env()
+    except SettingsError as error:
+        logging.basicConfig(format="%(levelname)s %(name)s %(message)s")
+        log.error("bad configuration: %s", error)
+        sys.exit(2)
+    with metrics_folder():
+        granian_server(APP_FACTORY, settings).serve()

@@ -3,15 +3,22 @@
 Each app has its own registry (several apps can live in one process, as in the
 tests). Label children are cached in plain dicts so that the hot path costs a dict
 lookup and an increment, not a label resolution.
+
+Under `patience-gateway` every worker process counts for itself into files in
+PROMETHEUS_MULTIPROC_DIR (prometheus_client's multiprocess mode, chosen by the library
+when that variable is set before it is imported), and `/metrics` answers the sums over
+every worker, whichever worker serves the scrape.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -75,7 +82,16 @@ class Metrics:
         counter.inc()
 
     def response(self) -> Response:
-        return Response(generate_latest(self.registry), media_type=CONTENT_TYPE_LATEST)
+        return Response(generate_latest(self._collected()), media_type=CONTENT_TYPE_LATEST)
+
+    def _collected(self) -> CollectorRegistry:
+        """This app's registry, or every worker's files in multiprocess mode."""
+        folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+        if not folder:
+            return self.registry
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=folder)  # type: ignore[no-untyped-call]
+        return registry
 
 
 class MetricsMiddleware:

@@ -76,6 +76,13 @@ _KINDS = (
         "nothing-to-redo", 409, "Nothing to redo", "No undone move is waiting to be redone."
     ),
     ProblemKind(
+        "body-timeout",
+        408,
+        "Request body too slow",
+        "The body did not arrive within the gateway's body timeout "
+        "(GATEWAY_BODY_TIMEOUT_SECONDS); the connection is closed.",
+    ),
+    ProblemKind(
         "stale-version",
         412,
         "Stale version",

@@ -9,6 +9,11 @@ from dataclasses import dataclass, field
 from patience_gateway.cors import OriginError, parse_origins
 
 
+def default_workers() -> int:
+    """One gateway process per core: each serves requests on one core at most."""
+    return os.cpu_count() or 1
+
+
 def default_engine_channels() -> int:
     """One connection per core, two at least: each reaches one engine process
     (see `patience_engine.client`), and ENGINE_WORKERS defaults to the cores too."""
@@ -29,6 +34,13 @@ def _positive_int(environ: Mapping[str, str], name: str, default: int, minimum: 
         raise SettingsError(f"{name} must be a whole number, got {raw!r}") from None
     if value < minimum:
         raise SettingsError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def _int_in(environ: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
+    value = _positive_int(environ, name, default)
+    if not low <= value <= high:
+        raise SettingsError(f"{name} must be from {low} to {high}, got {value}")
     return value
 
 
@@ -79,6 +91,18 @@ class Settings:
     redis_timeout_seconds: float = 2.0
     # Origins whose pages may call the API from a browser (CORS); none by default.
     cors_origins: tuple[str, ...] = ()
+    # The HTTP server (docs/operations.md, "HTTP limits"): worker processes on the port,
+    # and what one client may hold of each.
+    workers: int = field(default_factory=default_workers)
+    # Time to receive a request's line and headers; also how long an idle kept-alive
+    # connection stays open.
+    header_timeout_seconds: int = 10
+    # Time to receive a request's body, from the end of its headers.
+    body_timeout_seconds: int = 10
+    # Request line and headers together.
+    max_header_bytes: int = 16384
+    # Open connections per worker process; more wait in the listen backlog.
+    max_connections: int = 10000
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -101,4 +125,15 @@ class Settings:
             port=_positive_int(env, "GATEWAY_PORT", defaults.port),
             log_level=(env.get("LOG_LEVEL") or defaults.log_level).lower(),
             cors_origins=_origins(env, "CORS_ORIGINS"),
+            workers=_positive_int(env, "GATEWAY_WORKERS", defaults.workers),
+            header_timeout_seconds=_int_in(
+                env, "GATEWAY_HEADER_TIMEOUT_SECONDS", defaults.header_timeout_seconds, 1, 60
+            ),
+            body_timeout_seconds=_positive_int(
+                env, "GATEWAY_BODY_TIMEOUT_SECONDS", defaults.body_timeout_seconds
+            ),
+            max_header_bytes=_int_in(
+                env, "GATEWAY_MAX_HEADER_BYTES", defaults.max_header_bytes, 8192, 1 << 20
+            ),
+            max_connections=_positive_int(env, "GATEWAY_MAX_CONNECTIONS", defaults.max_connections),
         )
