@@ -190,7 +190,7 @@ async def test_structured_move_is_applied_like_its_notation(gateway: Gateway) ->
 async def test_stale_version_is_412_and_changes_nothing(gateway: Gateway) -> None:
     game = await _game(gateway)
     notation = game.created["legal_moves"][0]
-    for if_match in ('"2"', '"0"', 'W/"1"', "garbage"):
+    for if_match in ('"2"', '"0"', 'W/"1"', '"abc"', '"' + "1" * 40 + '"'):
         response = await gateway.http.post(
             f"/v1/games/{game.id}/moves",
             json={"move": notation},
@@ -275,6 +275,66 @@ async def test_idempotency_key_must_be_printable(gateway: Gateway) -> None:
             ],
         )
         assert_problem(response, 400, "malformed-header")
+
+
+# If-Match values that are not `*` nor a list of entity tags, as raw header bytes
+MALFORMED_TAGS = [
+    b"garbage",
+    b'"1',  # unterminated
+    b"\xb2",  # a superscript two (latin-1): a digit to str.isdigit, not to HTTP
+    b'"\xb9"',
+    b"1" * 4301,  # past the header's length limit (and int()'s digit limit)
+    b'"1", ',  # an empty element is fine, "1" is; then a bad one:
+    b'"1", W/',
+]
+
+
+def _raw_headers(game: GameHandle, name: bytes, value: bytes) -> list[tuple[bytes, bytes]]:
+    return [(b"Authorization", game.auth()["Authorization"].encode()), (name, value)]
+
+
+@pytest.mark.parametrize("value", MALFORMED_TAGS[:5] + MALFORMED_TAGS[6:])
+@pytest.mark.parametrize(("method", "suffix", "body"), [r for r in GAME_ROUTES if r[0] != "GET"])
+async def test_malformed_if_match_is_400_and_changes_nothing(
+    gateway: Gateway, method: str, suffix: str, body: object, value: bytes
+) -> None:
+    game = await _game(gateway)
+    response = await gateway.http.request(
+        method,
+        f"/v1/games/{game.id}{suffix}",
+        json=body,
+        headers=_raw_headers(game, b"If-Match", value),
+    )
+    assert_problem(response, 400, "malformed-header")
+    assert (await gateway.history(game))["version"] == 1
+
+
+async def test_a_list_with_an_empty_element_is_well_formed(gateway: Gateway) -> None:
+    game = await _game(gateway)
+    response = await gateway.http.post(
+        f"/v1/games/{game.id}/moves",
+        json={"move": game.created["legal_moves"][0]},
+        headers=_raw_headers(game, b"If-Match", MALFORMED_TAGS[5]),
+    )
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("value", [b"garbage", b"\xb2", b"7" * 2000])
+async def test_malformed_if_none_match_is_400(gateway: Gateway, value: bytes) -> None:
+    game = await _game(gateway)
+    response = await gateway.http.get(
+        f"/v1/games/{game.id}", headers=_raw_headers(game, b"If-None-Match", value)
+    )
+    assert_problem(response, 400, "malformed-header")
+
+
+@pytest.mark.parametrize("token", [b"to\xb2ken", b"a" * 257, b"tok en", b'tok"en'])
+async def test_malformed_bearer_token_is_400(gateway: Gateway, token: bytes) -> None:
+    game = await _game(gateway)
+    response = await gateway.http.get(
+        f"/v1/games/{game.id}", headers=[(b"Authorization", b"Bearer " + token)]
+    )
+    assert_problem(response, 400, "malformed-header")
 
 
 async def test_unknown_route_and_method(gateway: Gateway) -> None:

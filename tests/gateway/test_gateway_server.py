@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.client import HTTPConnection
 from pathlib import Path
 
 import httpx
@@ -303,3 +304,51 @@ def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
     )
     assert result.returncode == 2
     assert b"GATEWAY_HEADER_TIMEOUT_SECONDS must be from 1 to 60" in result.stderr
+
+
+def test_the_connection_stays_usable_after_error_answers(server: Server) -> None:
+    created = httpx.post(f"{server.base}/v1/games", json={"variant": "bisley", "deal": 11})
+    game = created.json()
+    path = f"/v1/games/{game['id']}"
+    auth = f"Bearer {game['token']}".encode()
+    move = b'{"move": "%s"}' % game["legal_moves"][0].encode()
+    connection = HTTPConnection(*server.address, timeout=WAIT)
+    bad_requests: list[tuple[str, str, list[tuple[bytes, bytes]], bytes | None, int]] = [
+        ("POST", f"{path}/moves", [(b"If-Match", b"\xb2")], move, 400),
+        ("POST", f"{path}/moves", [(b"If-Match", b"1" * 4301)], move, 400),
+        ("DELETE", path, [(b"If-Match", b'"\xb9"')], None, 400),
+        ("POST", f"{path}/undo", [(b"If-Match", b'"9"')], None, 412),
+        ("GET", path, [(b"If-None-Match", b"\xb3")], None, 400),
+        ("POST", f"{path}/moves", [(b"Content-Type", b"application/json")], b"{", 400),
+        (
+            "POST",
+            f"{path}/moves",
+            [(b"Content-Type", b"application/json")],
+            b'{"move": "t1-t1"}',
+            422,
+        ),
+        ("GET", "/v1/nowhere", [], None, 404),
+    ]
+    try:
+        connection.connect()
+        first_socket = connection.sock
+        for method, target, headers, body, status in bad_requests:
+            connection.putrequest(method, target)
+            connection.putheader(b"Authorization", auth)
+            for name, value in headers:
+                connection.putheader(name, value)
+            if body is not None and not any(name == b"Content-Type" for name, _ in headers):
+                connection.putheader(b"Content-Type", b"application/json")
+            connection.putheader(b"Content-Length", str(len(body or b"")).encode())
+            connection.endheaders(body)
+            response = connection.getresponse()
+            answer = response.read()
+            assert response.status == status, (method, target, headers, answer)
+            assert b"Traceback" not in answer
+            assert not response.will_close, "the server closed the connection after an error"
+        connection.request("GET", path, headers={"Authorization": auth.decode()})
+        response = connection.getresponse()
+        assert (response.status, response.read()[:1]) == (200, b"{")
+        assert connection.sock is first_socket, "every request went over the one connection"
+    finally:
+        connection.close()

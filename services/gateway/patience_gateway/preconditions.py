@@ -1,33 +1,63 @@
-"""Versions as strong ETags, and the If-Match / If-None-Match headers."""
+"""Versions as strong ETags, and the If-Match / If-None-Match headers.
+
+Both headers are parsed strictly before anything else is read: a list of at most
+MAX_HEADER_CHARS characters whose elements are `*`, an entity tag (`"7"`, `W/"7"`;
+printable ASCII inside the quotes) or a bare number (`7`, accepted for convenience).
+Anything else answers 400 `malformed-header`. A well-formed tag that is not one of
+ours (`"abc"`, or more digits than any version has) is valid and simply never matches.
+Only ASCII digits are read as numbers, and never more than MAX_VERSION_DIGITS of them.
+"""
 
 from __future__ import annotations
 
+import re
+
 from patience_gateway.problems import ProblemError
+
+MAX_HEADER_CHARS = 1024
+MAX_VERSION_DIGITS = 18
+_ELEMENT = re.compile(r'\*|[0-9]+|(?:W/)?"[\x21\x23-\x7e]*"')
+_VERSION = re.compile(rf"[0-9]{{1,{MAX_VERSION_DIGITS}}}")
 
 
 def etag(version: int) -> str:
     return f'"{version}"'
 
 
-def _tags(header: str) -> list[str]:
-    return [part.strip() for part in header.split(",") if part.strip()]
+def parse_tags(header: str, name: str) -> list[str]:
+    """The elements of an If-Match or If-None-Match header, or malformed-header."""
+    tags = (
+        [part.strip(" \t") for part in header.split(",")] if len(header) <= MAX_HEADER_CHARS else []
+    )
+    tags = [tag for tag in tags if tag]
+    if not tags or not all(_ELEMENT.fullmatch(tag) for tag in tags):
+        raise ProblemError(
+            "malformed-header",
+            f'{name} must be `*` or a list of entity tags such as `"7"`, '
+            f"at most {MAX_HEADER_CHARS} characters",
+        )
+    return tags
+
+
+def check_tags(header: str | None, name: str) -> None:
+    """Raise malformed-header unless the header is absent or well formed."""
+    if header is not None:
+        parse_tags(header, name)
 
 
 def _version_of(tag: str) -> int | None:
-    """The version a strong entity tag names; None for weak or foreign tags."""
-    if len(tag) >= 2 and tag[0] == '"' and tag[-1] == '"':
-        tag = tag[1:-1]
-    elif tag.startswith("W/"):
+    """The version a strong entity tag (or bare number) names; None for weak or
+    foreign tags."""
+    if tag.startswith("W/"):
         return None  # If-Match uses the strong comparison: weak tags never match
-    return int(tag) if tag.isdigit() else None
+    if tag.startswith('"'):
+        tag = tag[1:-1]
+    return int(tag) if _VERSION.fullmatch(tag) else None
 
 
 def matches(if_match: str, version: int) -> bool:
-    """RFC 9110 If-Match against the game's current version (`*`: any version).
-
-    A bare number (`7`) is accepted as well as the quoted tag (`"7"`).
-    """
-    tags = _tags(if_match)
+    """RFC 9110 If-Match against the game's current version (`*`: any version)."""
+    tags = parse_tags(if_match, "If-Match")
     return "*" in tags or any(_version_of(tag) == version for tag in tags)
 
 
@@ -42,9 +72,9 @@ def require_match(if_match: str | None, version: int) -> None:
 
 
 def none_match(if_none_match: str | None, version: int) -> bool:
-    """True when If-None-Match names the current version (the client's copy is fresh)."""
+    """True when If-None-Match names the current version (the client's copy is fresh);
+    the weak comparison, so `W/"7"` matches version 7."""
     if if_none_match is None:
         return False
-    tags = _tags(if_none_match)
-    wanted = {tag[2:] if tag.startswith("W/") else tag for tag in tags}  # weak comparison
-    return "*" in wanted or etag(version) in wanted
+    tags = parse_tags(if_none_match, "If-None-Match")
+    return "*" in tags or any(_version_of(tag.removeprefix("W/")) == version for tag in tags)

@@ -36,7 +36,8 @@ _KINDS = (
         "malformed-header",
         400,
         "Malformed header",
-        "A header (Idempotency-Key) does not have the documented form.",
+        "A header (If-Match, If-None-Match, Idempotency-Key, the bearer token of "
+        "Authorization) does not have the documented form.",
     ),
     ProblemKind(
         "missing-token",

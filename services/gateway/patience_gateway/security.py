@@ -18,6 +18,9 @@ from patience_gateway.problems import ProblemError
 _ID_BYTES = 18
 _TOKEN_BYTES = 32
 GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{24}$"
+# A token the gateway hands out is 43 characters; room for other schemes' lengths.
+MAX_TOKEN_CHARS = 256
+_TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 _GAME_ID = re.compile(GAME_ID_PATTERN)
 
 
@@ -39,11 +42,19 @@ def is_game_id(text: str) -> bool:
 
 
 def bearer_token(authorization: str | None) -> str:
-    """The token of an `Authorization: Bearer <token>` header, or missing-token."""
+    """The token of an `Authorization: Bearer <token>` header: missing-token without
+    one, malformed-header when the token is not RFC 6750's token68 (ASCII letters,
+    digits and `-._~+/`, then `=` padding) of at most MAX_TOKEN_CHARS."""
     if authorization:
         scheme, _, token = authorization.partition(" ")
-        token = token.strip()
+        token = token.strip(" ")
         if scheme.lower() == "bearer" and token:
+            if len(token) > MAX_TOKEN_CHARS or not _TOKEN68.fullmatch(token):
+                raise ProblemError(
+                    "malformed-header",
+                    f"the bearer token must be at most {MAX_TOKEN_CHARS} characters of "
+                    "ASCII letters, digits and -._~+/",
+                )
             return token
     raise ProblemError("missing-token", "send the game's token as `Authorization: Bearer <token>`")
 

@@ -22,7 +22,7 @@ from solitaire.v1 import game_pb2
 from patience_gateway import views
 from patience_gateway.failures import engine_problem, internal_engine_problem
 from patience_gateway.models import MoveRequest, NewGameRequest
-from patience_gateway.preconditions import etag, none_match, require_match
+from patience_gateway.preconditions import check_tags, etag, none_match, require_match
 from patience_gateway.problems import ProblemError
 from patience_gateway.security import (
     check_token,
@@ -177,6 +177,7 @@ class GameService:
         return game_id, Reply(201, _json(body), headers)
 
     async def get(self, game_id: str, token: str, if_none_match: str | None) -> Reply:
+        check_tags(if_none_match, "If-None-Match")
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load(game_id), token)
         tag = etag(loaded.version)
@@ -207,6 +208,7 @@ class GameService:
         idempotency_key: str | None,
     ) -> Reply:
         key = check_idempotency_key(idempotency_key)
+        check_tags(if_match, "If-Match")
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load(game_id, key), token)
         print_ = fingerprint("move", request) if key else ""
@@ -253,6 +255,7 @@ class GameService:
         self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
     ) -> Reply:
         key = check_idempotency_key(idempotency_key)
+        check_tags(if_match, "If-Match")
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load_for_undo(game_id, key), token)
         print_ = fingerprint("undo", None) if key else ""
@@ -284,6 +287,7 @@ class GameService:
         self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
     ) -> Reply:
         key = check_idempotency_key(idempotency_key)
+        check_tags(if_match, "If-Match")
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load_for_redo(game_id, key), token)
         print_ = fingerprint("redo", None) if key else ""
@@ -379,6 +383,7 @@ class GameService:
         return Reply(200, _json(body), {"ETag": etag(record.version)})
 
     async def delete(self, game_id: str, token: str, if_match: str | None) -> Reply:
+        check_tags(if_match, "If-Match")
         self._known_id(game_id)
         loaded = self._authorised(game_id, await self.store.load(game_id), token)
         require_match(if_match, loaded.version)
