@@ -17,6 +17,7 @@ import patience
 import pytest
 from patience_engine.client import EngineError
 from patience_engine.codec import Position, encode_state
+from patience_engine.sealing import HEADER_BYTES, Sealer
 from patience_engine.server import EngineConfig, RunningEngine, start_server
 from solitaire.v1 import game_pb2
 
@@ -65,9 +66,16 @@ def unsealed(state: patience.State, *, deal_secret: bool = False) -> game_pb2.Se
     return game_pb2.SealedState(state=encode_state(Position(state, deal_secret)))
 
 
-def state_of(sealed: game_pb2.SealedState) -> patience.State:
-    """The library state inside an engine state (parsed without the engine's checks)."""
-    message = game_pb2.GameState.FromString(sealed.state)
+def game_state_of(sealed: game_pb2.SealedState, key: bytes | None = None) -> game_pb2.GameState:
+    """The GameState inside an engine state: a plain one, or one sealed with `key`."""
+    data = sealed.state if key is None else Sealer(key).unseal(sealed)
+    return game_pb2.GameState.FromString(data)
+
+
+def state_of(sealed: game_pb2.SealedState, key: bytes | None = None) -> patience.State:
+    """The library state inside an engine state (parsed without the engine's checks):
+    a plain one, or one sealed with `key`."""
+    message = game_state_of(sealed, key)
     return patience.State.from_parts(
         patience.get_variant(message.variant),
         tuple(tuple(pile.cards) for pile in message.piles),
@@ -77,6 +85,11 @@ def state_of(sealed: game_pb2.SealedState) -> patience.State:
         deal=int(message.deal),
         draws=message.draws,
     )
+
+
+def key_id_in(sealed: game_pb2.SealedState) -> str:
+    """The key id (hex) written in a sealed state's envelope."""
+    return sealed.state[1:HEADER_BYTES].hex()
 
 
 def load_wins() -> dict[str, Any]:

@@ -98,12 +98,12 @@ def test_a_client_needs_one_channel_at_least() -> None:
 async def test_every_channel_balances_over_every_replica(
     replicas: list[EngineThread],  # noqa: F811
 ) -> None:
-    # Each replica seals with its own key, so the seal tells which one answered.
+    # Each replica seals with its own key, so the key id tells which one answered.
     async with EngineClient(both_addresses(replicas), timeout=30, channels=2) as client:
         answered = set()
         for deal in range(200):
             game = await client.new_game("usk", deal=deal)
-            answered.add(answered_by(game.state.state, game.state.seal))
+            answered.add(answered_by(game.state))
             if answered == {0, 1}:
                 break
     assert answered == {0, 1}

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 from patience_engine.client import SyncEngineClient
+from patience_engine.sealing import key_id_of
+
+from tests.engine.helpers import key_id_in
 
 # Upper bound for the engine to come up or go down; the tests wait for what the
 # engine says, this only keeps a broken engine from hanging the suite.
@@ -98,7 +101,8 @@ def test_entry_point_serves_and_stops_on_sigterm(tmp_path: Path, workers: int) -
         with SyncEngineClient(f"127.0.0.1:{port}", timeout=30) as client:
             assert client.health()
             game = client.new_game("bisley", deal=1)
-            assert game.state.seal  # ENGINE_SEAL_KEY reached the workers
+            # ENGINE_SEAL_KEY reached the workers
+            assert key_id_in(game.state) == key_id_of(b"entry-point-key")
             for _ in range(20):
                 # New connections are spread by the kernel; each must accept the seal.
                 with SyncEngineClient(f"127.0.0.1:{port}", timeout=30) as fresh:

@@ -1,17 +1,40 @@
-"""Sealed states: an engine with a key accepts only states sealed with that key."""
+"""Sealed states: with a key, states leave the engine encrypted and authenticated (an
+AEAD envelope), tell nothing hidden to whoever holds them, and only states sealed with
+one of the engine's keys are taken."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
+from collections.abc import Iterator
 
 import grpc
 import patience
-from patience_engine.client import EngineClient
-from patience_engine.sealing import Sealer
+import pytest
+from google.protobuf.message import DecodeError
+from patience_engine.client import EngineClient, EngineError
+from patience_engine.config import EngineConfig
+from patience_engine.errors import Rejected
+from patience_engine.sealing import (
+    ENVELOPE_VERSION,
+    HEADER_BYTES,
+    NONCE_BYTES,
+    OVERHEAD_BYTES,
+    Sealer,
+    key_id_of,
+)
 from solitaire.v1 import game_pb2
 
-from tests.engine.helpers import SEAL_KEY, EngineThread, expect_error, state_of, unsealed
+from tests.engine.helpers import (
+    OTHER_SEAL_KEY,
+    SEAL_KEY,
+    EngineThread,
+    expect_error,
+    game_state_of,
+    key_id_in,
+    state_of,
+    unsealed,
+)
+
+NEW_KEY = b"the-key-after-rotation"
 
 
 def _is_seal_error(error: object) -> bool:
@@ -21,17 +44,71 @@ def _is_seal_error(error: object) -> bool:
     )
 
 
-async def test_sealed_engine_seals_with_hmac_sha256(sealed_client: EngineClient) -> None:
+def _is_unknown_key(error: EngineError, key: bytes) -> bool:
+    return (
+        error.code == grpc.StatusCode.FAILED_PRECONDITION
+        and error.reason == "STATE_KEY_UNKNOWN"
+        and error.metadata == {"key_id": key_id_of(key)}
+    )
+
+
+@pytest.fixture(scope="module")
+def rotated_engine() -> Iterator[EngineThread]:
+    """An engine whose key was rotated: it seals with NEW_KEY and still opens SEAL_KEY's."""
+    config = EngineConfig(
+        listen="127.0.0.1:0", workers=1, seal_key=NEW_KEY, old_seal_keys=(SEAL_KEY,)
+    )
+    engine = EngineThread(config).start()
+    try:
+        yield engine
+    finally:
+        engine.stop()
+
+
+async def test_a_sealed_state_is_an_envelope_under_the_engine_key(
+    sealed_client: EngineClient,
+) -> None:
     game = await sealed_client.new_game("bisley", deal=3)
-    expected = hmac.new(SEAL_KEY, game.state.state, hashlib.sha256).digest()
-    assert game.state.seal == expected
-    moved = await sealed_client.apply_move(game.state, game.view.legal_moves[0])
-    assert moved.state.seal == hmac.new(SEAL_KEY, moved.state.state, hashlib.sha256).digest()
+    data = game.state.state
+    assert data[0] == ENVELOPE_VERSION
+    assert key_id_in(game.state) == key_id_of(SEAL_KEY)
+    assert game.state.seal == b""
+    # Only the key opens it, and inside is the game as dealt.
+    assert state_of(game.state, SEAL_KEY) == patience.get_variant("bisley").new_game(3)
+    assert len(data) == len(game_state_of(game.state, SEAL_KEY).SerializeToString()) + (
+        OVERHEAD_BYTES
+    )
 
 
-async def test_unsealed_engine_leaves_seals_empty_and_ignores_them(client: EngineClient) -> None:
+async def test_a_sealed_state_tells_nothing_hidden(sealed_client: EngineClient) -> None:
+    """Napoleon's stock order and a random deal's number are not in the bytes a client
+    holds, in any form the engine writes them (finding: the state was plain GameState)."""
+    game = await sealed_client.new_game("napoleon-at-st-helena")
+    inside = game_state_of(game.state, SEAL_KEY)
+    assert inside.deal_secret and game.view.deal == ""
+    stock = inside.piles[patience.get_variant("napoleon-at-st-helena").pile_ids.index("stock")]
+    data = game.state.state
+    assert len(stock.cards) > 8
+    for secret in (inside.deal.encode(), stock.cards[:8], inside.SerializeToString()[:12]):
+        assert secret not in data
+    try:
+        parsed = game_pb2.GameState.FromString(data)
+    except DecodeError:
+        pass
+    else:
+        assert parsed.variant != "napoleon-at-st-helena"
+    # The same position sealed twice gives unrelated bytes (a fresh nonce each time).
+    again = await sealed_client.apply_moves(game.state, [])
+    assert again.state.state != data
+    assert again.state.state[HEADER_BYTES + NONCE_BYTES :] != data[HEADER_BYTES + NONCE_BYTES :]
+
+
+async def test_unsealed_engine_hands_out_plain_states_and_ignores_seals(
+    client: EngineClient,
+) -> None:
     game = await client.new_game("bisley", deal=3)
     assert game.state.seal == b""
+    assert state_of(game.state) == patience.get_variant("bisley").new_game(3)
     with_junk_seal = game_pb2.SealedState(state=game.state.state, seal=b"anything")
     assert await client.player_view(with_junk_seal) == game.view
 
@@ -44,40 +121,36 @@ async def test_sealed_engine_takes_its_own_states(sealed_client: EngineClient) -
     assert (await sealed_client.player_view(game.state)) == game.view
 
 
-async def test_tampered_state_bytes_are_refused(sealed_client: EngineClient) -> None:
+async def test_a_changed_envelope_is_refused(sealed_client: EngineClient) -> None:
     game = await sealed_client.new_game("usk", deal=5)
-    data = bytearray(game.state.state)
-    data[-1] ^= 0x01
-    tampered = game_pb2.SealedState(state=bytes(data), seal=game.state.seal)
-    error = await expect_error(sealed_client.player_view(tampered))
-    assert _is_seal_error(error)
-    assert error.metadata == {}
+    data = game.state.state
+    for at in (0, HEADER_BYTES, HEADER_BYTES + NONCE_BYTES, len(data) // 2, len(data) - 1):
+        changed = bytearray(data)
+        changed[at] ^= 0x01
+        tampered = game_pb2.SealedState(state=bytes(changed))
+        error = await expect_error(sealed_client.apply_move(tampered, "t1-f1"))
+        assert _is_seal_error(error), at
+        assert error.metadata == {}
+    for cut in (data[:-1], data + b"\x00", data[: OVERHEAD_BYTES - 1]):
+        error = await expect_error(sealed_client.player_view(game_pb2.SealedState(state=cut)))
+        assert _is_seal_error(error)
 
 
-async def test_tampered_seal_is_refused(sealed_client: EngineClient) -> None:
-    game = await sealed_client.new_game("usk", deal=5)
-    seal = bytearray(game.state.seal)
-    seal[0] ^= 0x80
-    for bad_seal in (bytes(seal), game.state.seal[:-1], game.state.seal + b"\x00"):
-        tampered = game_pb2.SealedState(state=game.state.state, seal=bad_seal)
-        assert _is_seal_error(await expect_error(sealed_client.apply_move(tampered, "t1-f1")))
-
-
-async def test_missing_seal_is_refused(sealed_client: EngineClient) -> None:
-    game = await sealed_client.new_game("usk", deal=5)
-    bare = game_pb2.SealedState(state=game.state.state)
-    error = await expect_error(sealed_client.legal_moves(bare))
-    assert _is_seal_error(error)
-    assert "no seal" in error.message
-
-
-async def test_seal_is_checked_before_the_bytes_are_read(sealed_client: EngineClient) -> None:
-    # Garbage with a wrong seal is a seal error, not a parse error.
+async def test_a_plain_state_is_refused_by_a_sealed_engine(sealed_client: EngineClient) -> None:
+    # A well-formed state that this engine never made, e.g. one with its stock rearranged.
+    state = patience.get_variant("napoleon-at-st-helena").new_game(5)
+    stock = state.variant.pile_ids.index("stock")
+    piles = list(state.piles)
+    piles[stock] = tuple(reversed(piles[stock]))
+    forged = patience.State.from_parts(
+        state.variant, tuple(piles), redeals_left=0, moves_made=0, deal=5, draws=state.draws
+    )
+    for plain in (unsealed(state), unsealed(forged)):
+        error = await expect_error(sealed_client.legal_moves(plain))
+        assert _is_seal_error(error)
+        assert "not sealed" in error.message
     garbage = game_pb2.SealedState(state=b"\xff\xff", seal=b"\x00" * 32)
     assert _is_seal_error(await expect_error(sealed_client.player_view(garbage)))
-    # A well-formed state that this engine never made is refused too.
-    forged = unsealed(patience.get_variant("usk").new_game(5))
-    assert _is_seal_error(await expect_error(sealed_client.player_view(forged)))
 
 
 async def test_state_sealed_with_another_key_is_refused(
@@ -85,13 +158,56 @@ async def test_state_sealed_with_another_key_is_refused(
 ) -> None:
     async with EngineClient(other_sealed_engine.target, timeout=30) as other:
         game = await other.new_game("bisley", deal=3)
-        assert state_of(game.state) == patience.get_variant("bisley").new_game(3)
-    assert _is_seal_error(await expect_error(sealed_client.player_view(game.state)))
+    error = await expect_error(sealed_client.player_view(game.state))
+    assert _is_unknown_key(error, OTHER_SEAL_KEY)
+
+
+async def test_unsealed_engine_refuses_a_sealed_state(
+    client: EngineClient, sealed_client: EngineClient
+) -> None:
+    game = await sealed_client.new_game("bisley", deal=3)
+    error = await expect_error(client.player_view(game.state))
+    assert _is_unknown_key(error, SEAL_KEY)
+    assert "no key" in error.message
+
+
+async def test_a_rotated_engine_opens_old_states_and_seals_with_the_new_key(
+    sealed_client: EngineClient, rotated_engine: EngineThread
+) -> None:
+    old = await sealed_client.new_game("la-belle-lucie", deal=11)
+    async with EngineClient(rotated_engine.target, timeout=30) as rotated:
+        assert await rotated.player_view(old.state) == old.view
+        moved = await rotated.apply_move(old.state, old.view.legal_moves[0])
+        assert key_id_in(moved.state) == key_id_of(NEW_KEY)
+        fresh = await rotated.new_game("la-belle-lucie", deal=11)
+        assert key_id_in(fresh.state) == key_id_of(NEW_KEY)
+    # The engine that has only the old key cannot open what the new key sealed.
+    error = await expect_error(sealed_client.player_view(moved.state))
+    assert _is_unknown_key(error, NEW_KEY)
+
+
+def test_sealer_round_trip_and_key_ids() -> None:
+    sealer = Sealer(NEW_KEY, [SEAL_KEY, OTHER_SEAL_KEY])
+    assert sealer.enabled
+    assert sealer.key_id == key_id_of(NEW_KEY)
+    assert sealer.key_ids[0] == sealer.key_id
+    assert set(sealer.key_ids) == {key_id_of(k) for k in (NEW_KEY, SEAL_KEY, OTHER_SEAL_KEY)}
+    assert len({key_id_of(k) for k in (NEW_KEY, SEAL_KEY, OTHER_SEAL_KEY)}) == 3
+    sealed = sealer.seal(b"some state")
+    assert Sealer(NEW_KEY).unseal(sealed) == b"some state"
+    # An old key's envelopes open; the sealer's own remembered envelopes need no key.
+    assert sealer.unseal(Sealer(OTHER_SEAL_KEY).seal(b"older")) == b"older"
+    with pytest.raises(Rejected) as caught:
+        Sealer(SEAL_KEY).unseal(sealed)
+    assert caught.value.reason == "STATE_KEY_UNKNOWN"
 
 
 def test_sealer_without_key() -> None:
     sealer = Sealer(None)
     assert not sealer.enabled
+    assert sealer.key_id == "" and sealer.key_ids == ()
     assert sealer.seal(b"abc") == game_pb2.SealedState(state=b"abc")
     assert sealer.unseal(game_pb2.SealedState(state=b"abc", seal=b"x")) == b"abc"
     assert not Sealer(b"").enabled
+    with pytest.raises(ValueError, match="without a current key"):
+        Sealer(None, [SEAL_KEY])

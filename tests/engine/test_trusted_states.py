@@ -28,7 +28,7 @@ from patience_engine.sealing import Sealer
 from patience_engine.views import player_view_bytes
 from solitaire.v1 import game_pb2
 
-from tests.engine.helpers import SEAL_KEY, expect_error, mutated
+from tests.engine.helpers import SEAL_KEY, expect_error, game_state_of, mutated
 
 
 def played(variant_id: str, deal: int, moves: int, seed: int = 0) -> patience.State:
@@ -232,14 +232,21 @@ async def test_an_unsealed_engine_validates_every_state(
 async def test_a_sealed_engine_refuses_a_changed_state_however_plausible(
     sealed_client: EngineClient, builds: Counter[str]
 ) -> None:
-    """A valid position under a seal made for another one is a seal error, and is not
-    read at all."""
+    """A valid position that is not the engine's own envelope, or an envelope changed
+    in any byte, is a seal error, and is not read at all."""
     game = await sealed_client.new_game("usk", deal=5)
-    message = game_pb2.GameState.FromString(game.state.state)
+    message = game_state_of(game.state, SEAL_KEY)
     message.moves_made += 1  # as possible a state as the original
-    changed = game_pb2.SealedState(state=message.SerializeToString(), seal=game.state.seal)
-    error = await expect_error(sealed_client.apply_move(changed, game.view.legal_moves[0]))
-    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "STATE_SEAL_INVALID")
+    envelope = bytearray(game.state.state)
+    envelope[-20] ^= 0x01  # a ciphertext byte
+    for changed in (message.SerializeToString(), bytes(envelope)):
+        error = await expect_error(
+            sealed_client.apply_move(game_pb2.SealedState(state=changed), "t1-f1")
+        )
+        assert (error.code, error.reason) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "STATE_SEAL_INVALID",
+        )
     assert builds == {}
 
 

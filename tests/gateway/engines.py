@@ -12,9 +12,15 @@ SEAL_KEY = b"gateway-tests-seal-key"
 
 
 class EngineThread:
-    def __init__(self, port: int = 0, seal_key: bytes | None = SEAL_KEY) -> None:
+    def __init__(
+        self,
+        port: int = 0,
+        seal_key: bytes | None = SEAL_KEY,
+        old_seal_keys: tuple[bytes, ...] = (),
+    ) -> None:
         self.port = port
         self.seal_key = seal_key
+        self.old_seal_keys = old_seal_keys
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._running: RunningEngine | None = None
@@ -31,7 +37,10 @@ class EngineThread:
         def run() -> None:
             asyncio.set_event_loop(loop)
             config = EngineConfig(
-                listen=f"127.0.0.1:{self.port}", workers=1, seal_key=self.seal_key
+                listen=f"127.0.0.1:{self.port}",
+                workers=1,
+                seal_key=self.seal_key,
+                old_seal_keys=self.old_seal_keys,
             )
             try:
                 self._running = loop.run_until_complete(start_server(config))

@@ -11,8 +11,11 @@ from typing import Any
 import httpx
 import patience
 import redis.asyncio as aioredis
+from patience_engine.sealing import Sealer
 from patience_gateway.store import game_keys
+from solitaire.v1 import game_pb2
 
+from tests.gateway.engines import SEAL_KEY
 from tests.gateway.helpers import GameHandle, Gateway
 
 NAPOLEON = "napoleon-at-st-helena"
@@ -108,10 +111,13 @@ async def test_napoleon_views_never_show_the_stock(gateway: Gateway) -> None:
 
 async def test_random_deal_number_never_leaks(gateway: Gateway, redis: aioredis.Redis) -> None:
     game = await gateway.create(NAPOLEON)
-    stored = await redis.hget(game_keys(game.id).meta, "deal")
-    assert isinstance(stored, bytes)
-    deal = stored.decode()
+    # Neither the store nor the state in it says the number: only the engine's key opens it.
+    keys = game_keys(game.id)
+    assert await redis.hget(keys.meta, "deal") == b""
+    sealed = game_pb2.SealedState.FromString(await redis.lindex(keys.states, -1))
+    deal = game_pb2.GameState.FromString(Sealer(SEAL_KEY).unseal(sealed)).deal
     assert len(deal) >= 10
+    assert deal.encode() not in sealed.state
     texts = [json.dumps(game.created, separators=(",", ":"))]
     view = game.created
     for turn in range(10):

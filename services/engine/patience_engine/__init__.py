@@ -8,7 +8,8 @@ Modules, each with one job:
 - `views`: the player's view and the variant descriptions;
 - `wire`: the protobuf bytes the hot path writes directly;
 - `memo`: bounded tables of remembered results;
-- `sealing`: HMAC-SHA256 seals on states (a sealed state is read on trust);
+- `sealing`: states encrypted and authenticated (AES-256-GCM-SIV) under the engine's
+  keys (a state that opens is read on trust);
 - `errors`: the error reasons of docs/errors.md;
 - `client`: EngineClient (async) and SyncEngineClient (blocking).
 """

@@ -6,19 +6,20 @@ engine could have made; `encode_state` is its inverse. Moves: `decode_move` acce
 `Move` given by notation alone or by kind and fields; `encode_move` fills in every field.
 The bytes of replies are written by `patience_engine.wire`.
 
-Trusted states. `decode_state(data, trusted=True)` is for bytes whose seal has been
-checked (`patience_engine.sealing`): their HMAC-SHA256 under the engine's secret key
-proves that an engine holding the key wrote exactly these bytes, and an engine writes
-only states that the rules library made or that passed its full validation. Nobody
-without the key can make a valid seal, so such bytes were validated when they were
-made, and checking again whether the position is reachable (every card once per pack,
-foundation order, counters against each other) would only repeat that. They are still
-parsed as strictly as any state, and `State.from_trusted_parts` still checks their
-shape (pile count, card codes, foundation length, counters in range), so that even
-bytes sealed by a leaked key or an engine of another version are refused cleanly
-rather than crash anything. Without a key nothing is trusted: every state is
-validated in full. (The argument assumes that every engine holding the key runs
-rules that agree on which states exist: change the key when they change.)
+Trusted states. `decode_state(data, trusted=True)` is for bytes that came out of an
+envelope the engine opened (`patience_engine.sealing`): the AEAD's tag under the
+engine's secret key proves that an engine holding the key wrote exactly these bytes,
+and an engine writes only states that the rules library made or that passed its full
+validation. Nobody without the key can make an envelope that opens, so such bytes were
+validated when they were made, and checking again whether the position is reachable
+(every card once per pack, foundation order, counters against each other) would only
+repeat that. They are still parsed as strictly as any state, and
+`State.from_trusted_parts` still checks their shape (pile count, card codes, foundation
+length, counters in range), so that even bytes sealed by a leaked key or an engine of
+another version are refused cleanly rather than crash anything. Without a key nothing
+is trusted: every state is validated in full. (The argument assumes that every engine
+holding the key runs rules that agree on which states exist: change the key when they
+change.)
 
 Every rejection is a `Rejected` with the reason from docs/errors.md; nothing here lets
 an exception about malformed input escape as anything else.

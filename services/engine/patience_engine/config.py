@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_MAX_MESSAGE_BYTES = 1_048_576
@@ -18,12 +19,15 @@ def _default_workers() -> int:
 class EngineConfig:
     """listen: host:port to bind (port 0 picks a free one);
     workers: processes sharing the port (SO_REUSEPORT);
-    seal_key: HMAC key for sealing states, None for unsealed states;
+    seal_key: the secret states are sealed with (patience_engine.sealing), None for plain
+    states (an unsafe development mode);
+    old_seal_keys: earlier secrets, which still open the states they sealed;
     max_message_bytes: largest request or reply, in bytes."""
 
     listen: str = DEFAULT_LISTEN
     workers: int = field(default_factory=_default_workers)
     seal_key: bytes | None = field(default=None, repr=False)
+    old_seal_keys: tuple[bytes, ...] = field(default=(), repr=False)
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
 
     def __post_init__(self) -> None:
@@ -32,20 +36,55 @@ class EngineConfig:
         if self.max_message_bytes < 1:
             raise ValueError(f"max_message_bytes must be positive, not {self.max_message_bytes}")
         split_host_port(self.listen)
+        if self.old_seal_keys and not self.seal_key:
+            raise ValueError("old seal keys need a current key (ENGINE_SEAL_KEY)")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EngineConfig:
-        """ENGINE_LISTEN, ENGINE_WORKERS, ENGINE_SEAL_KEY, ENGINE_MAX_MESSAGE_BYTES."""
+        """ENGINE_LISTEN, ENGINE_WORKERS, ENGINE_SEAL_KEY or ENGINE_SEAL_KEY_FILE,
+        ENGINE_OLD_SEAL_KEYS, ENGINE_MAX_MESSAGE_BYTES."""
         env = os.environ if environ is None else environ
-        key = env.get("ENGINE_SEAL_KEY", "")
+        keys = seal_keys_from_env(env)
         return cls(
             listen=env.get("ENGINE_LISTEN", "") or DEFAULT_LISTEN,
             workers=_positive_int(env, "ENGINE_WORKERS", _default_workers()),
-            seal_key=key.encode() if key else None,
+            seal_key=keys[0] if keys else None,
+            old_seal_keys=tuple(keys[1:]),
             max_message_bytes=_positive_int(
                 env, "ENGINE_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES
             ),
         )
+
+
+def seal_keys_from_env(env: Mapping[str, str]) -> list[bytes]:
+    """The seal keys the environment names, the current one first; empty for none.
+
+    ENGINE_SEAL_KEY holds the current key, or ENGINE_SEAL_KEY_FILE names a key file
+    (`read_key_file`); ENGINE_OLD_SEAL_KEYS adds earlier keys, comma-separated."""
+    key = env.get("ENGINE_SEAL_KEY", "").strip()
+    key_file = env.get("ENGINE_SEAL_KEY_FILE", "").strip()
+    if key and key_file:
+        raise ValueError("set ENGINE_SEAL_KEY or ENGINE_SEAL_KEY_FILE, not both")
+    keys = read_key_file(Path(key_file)) if key_file else [key] if key else []
+    old = [part.strip() for part in env.get("ENGINE_OLD_SEAL_KEYS", "").split(",")]
+    keys.extend(part for part in old if part and part not in keys)
+    if keys and not (key or key_file):
+        raise ValueError("ENGINE_OLD_SEAL_KEYS needs a current key (ENGINE_SEAL_KEY)")
+    return [text.encode() for text in keys]
+
+
+def read_key_file(path: Path) -> list[str]:
+    """The keys in a key file: one a line, the current key first, then old keys that
+    still open what they sealed; blank lines and lines starting with # are skipped."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"cannot read the seal key file {path}: {error}") from None
+    keys = [line.strip() for line in text.splitlines()]
+    keys = [key for key in keys if key and not key.startswith("#")]
+    if not keys:
+        raise ValueError(f"the seal key file {path} holds no key")
+    return keys
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -26,6 +26,7 @@ class Reason(StrEnum):
 
     MALFORMED_STATE = "MALFORMED_STATE"
     STATE_SEAL_INVALID = "STATE_SEAL_INVALID"
+    STATE_KEY_UNKNOWN = "STATE_KEY_UNKNOWN"
     INVALID_STATE = "INVALID_STATE"
     MALFORMED_MOVE = "MALFORMED_MOVE"
     UNKNOWN_OPTION = "UNKNOWN_OPTION"
@@ -39,6 +40,8 @@ class Reason(StrEnum):
 STATUS_OF_REASON: Mapping[Reason, grpc.StatusCode] = {
     Reason.MALFORMED_STATE: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.STATE_SEAL_INVALID: grpc.StatusCode.INVALID_ARGUMENT,
+    # The state may be sound: this engine lacks the key that sealed it.
+    Reason.STATE_KEY_UNKNOWN: grpc.StatusCode.FAILED_PRECONDITION,
     Reason.INVALID_STATE: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.MALFORMED_MOVE: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.UNKNOWN_OPTION: grpc.StatusCode.INVALID_ARGUMENT,

@@ -42,7 +42,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from patience_engine.config import EngineConfig, split_host_port
 from patience_engine.reflection import enable_server_reflection
-from patience_engine.sealing import Sealer
+from patience_engine.sealing import Sealer, key_id_of
 from patience_engine.servicer import SERVICE_NAME, EngineService, add_to_server
 
 __all__ = ["GRACE_SECONDS", "EngineConfig", "RunningEngine", "main", "serve", "start_server"]
@@ -86,7 +86,7 @@ async def start_server(config: EngineConfig, *, reuse_port: bool = False) -> Run
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ]
     )
-    add_to_server(EngineService(Sealer(config.seal_key)), server)
+    add_to_server(EngineService(Sealer(config.seal_key, config.old_seal_keys)), server)
     health_servicer = health.aio.HealthServicer()
     for service in ("", SERVICE_NAME):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
@@ -107,12 +107,13 @@ async def serve(config: EngineConfig, *, reuse_port: bool = False) -> None:
     running = await start_server(config, reuse_port=reuse_port)
     host, _ = split_host_port(config.listen)
     log.info(
-        "engine serving on %s:%d (pid %d, states %s)",
+        "engine serving on %s:%d (pid %d, %s)",
         host,
         running.port,
         os.getpid(),
-        "sealed" if config.seal_key else "unsealed",
+        describe_sealing(config),
     )
+    warn_if_unsealed(config)
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -121,6 +122,26 @@ async def serve(config: EngineConfig, *, reuse_port: bool = False) -> None:
     log.info("engine stopping (pid %d)", os.getpid())
     await running.stop(GRACE_SECONDS)
     log.info("engine stopped (pid %d)", os.getpid())
+
+
+def describe_sealing(config: EngineConfig) -> str:
+    if not config.seal_key:
+        return "states NOT encrypted"
+    old = len(config.old_seal_keys)
+    return f"states encrypted with key {key_id_of(config.seal_key)}" + (
+        f" (+{old} old key{'s' if old > 1 else ''})" if old else ""
+    )
+
+
+def warn_if_unsealed(config: EngineConfig) -> None:
+    """Says loudly that an engine without a key is for development only."""
+    if not config.seal_key:
+        log.warning(
+            "UNSAFE DEVELOPMENT MODE: no ENGINE_SEAL_KEY, so states leave the engine in "
+            "plain text (any client can read the stock and a secret deal number) and the "
+            "engine cannot tell a forged state from its own; set ENGINE_SEAL_KEY or "
+            "ENGINE_SEAL_KEY_FILE for any real use"
+        )
 
 
 # --------------------------------------------------------------------------- processes
@@ -185,7 +206,13 @@ def supervise(config: EngineConfig) -> int:
             return process
 
         workers = [start_worker(index) for index in range(config.workers)]
-        log.info("engine on %s with %d worker processes", worker_config.listen, config.workers)
+        log.info(
+            "engine on %s with %d worker processes, %s",
+            worker_config.listen,
+            config.workers,
+            describe_sealing(config),
+        )
+        warn_if_unsealed(config)
         restarts_left = RESTARTS_PER_WORKER * config.workers
         exit_code = 0
         while not stop_requested:

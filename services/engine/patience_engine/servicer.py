@@ -146,8 +146,8 @@ class EngineService:
         return self._sealer.unseal(sealed)
 
     def _position(self, sealed: game_pb2.SealedState) -> Position:
-        # With a key, bytes whose seal checks out were written by an engine holding it,
-        # which validated them then: they are read on trust (codec module docstring).
+        # With a key, a state that opens was written by an engine holding it, which
+        # validated it then: it is read on trust (codec module docstring).
         return decode_state(self._state_bytes(sealed), trusted=self._sealer.enabled)
 
     def _play(self, position: Position, messages: Sequence[game_pb2.Move], *, batch: bool) -> bytes:
@@ -177,7 +177,7 @@ class EngineService:
         after = Position(state, position.deal_secret)
         data = encode_state(after)
         return wire.game_response(
-            wire.sealed_state(data, self._sealer.seal_of(data)),
+            wire.sealed_state(self._sealer.wrap(data), b""),
             view_of_state(data, after),
             moves,
             events,

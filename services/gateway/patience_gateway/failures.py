@@ -1,8 +1,11 @@
 """Failures of the gateway's dependencies, turned into problems.
 
 Engine errors carry a stable reason (docs/errors.md); each maps to one problem code.
-Reasons about the *state* (malformed, bad seal, impossible) can only come from the
-gateway's own stored data, so they are internal errors, not the client's fault.
+Reasons about the *state* can only come from the gateway's own stored data: a state
+that no key of the engine opens (sealed with a key the engine no longer holds, or
+changed in the store) is `state-unreadable`, which the operator can fix by giving the
+engine that key again; anything else (malformed, impossible) is an internal error.
+Neither is the client's fault.
 """
 
 from __future__ import annotations
@@ -58,9 +61,20 @@ def engine_problem(error: EngineError, retry_after: int) -> ProblemError:
     return ProblemError(code, error.message or error.reason, **extensions)
 
 
+# The engine could not open a stored state: no key it holds fits, or it was changed.
+_UNREADABLE_REASONS = frozenset({"STATE_KEY_UNKNOWN", "STATE_SEAL_INVALID"})
+
+
 def internal_engine_problem(error: EngineError) -> ProblemError:
     """The engine refused data the gateway itself stored (state, history): a server fault."""
     log.error("engine refused stored data: %s %s %s", error.reason, error.message, error.metadata)
+    if error.reason in _UNREADABLE_REASONS:
+        return ProblemError(
+            "state-unreadable",
+            "the game's stored state cannot be opened with the engine's keys "
+            "(it was sealed with a key the engine does not hold, or changed); "
+            "nothing was applied",
+        )
     return ProblemError("internal", "the server failed to process the game")
 
 

@@ -77,6 +77,15 @@ _KINDS = (
         "nothing-to-redo", 409, "Nothing to redo", "No undone move is waiting to be redone."
     ),
     ProblemKind(
+        "state-unreadable",
+        409,
+        "State unreadable",
+        "The game is stored, but the engine holds no key that opens its state (the seal "
+        "key was changed without keeping the old one, see ENGINE_OLD_SEAL_KEYS), or the "
+        "stored state was changed. Nothing was applied; the game answers again once the "
+        "engine has the key.",
+    ),
+    ProblemKind(
         "body-timeout",
         408,
         "Request body too slow",

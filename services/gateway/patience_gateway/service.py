@@ -155,7 +155,8 @@ class GameService:
             reply = await self.engine.new_game(request.variant, deal=deal, options=request.options)
         except EngineError as error:
             raise self._engine_problem(error) from None
-        inner = game_pb2.GameState.FromString(reply.state.state)
+        # The state is opaque (encrypted when the engine has a key): what the store keeps
+        # beside it comes from the view, and a deal the client did not choose is secret.
         token = new_token()
         while True:  # a collision of 144-bit ids is not expected; draw again if it happens
             game_id = new_game_id()
@@ -165,8 +166,8 @@ class GameService:
                 token_digest=token_digest(token),
                 variant=reply.view.variant,
                 options_json=json.dumps(list(reply.view.options)),
-                deal=inner.deal,
-                deal_secret=inner.deal_secret,
+                deal=reply.view.deal,
+                deal_secret=deal is None,
                 status=views.status_name(reply.view.status),
             )
             if created:
@@ -370,17 +371,31 @@ class GameService:
         if record is None:
             raise ProblemError("unknown-game", f"there is no game {game_id}")
         check_token(token, record.token_digest)
-        over = record.status in views.OVER
+        deal: str | None = record.deal or None
+        if record.deal_secret and deal is None and record.status in views.OVER:
+            deal = await self._shown_deal(game_id)
         body = {
             "id": game_id,
             "version": record.version,
             "variant": record.variant,
             "options": json.loads(record.options_json),
-            "deal": record.deal if (over or not record.deal_secret) else None,
+            "deal": deal,
             "moves": record.moves + record.redo,
             "position": len(record.moves),
         }
         return Reply(200, _json(body), {"ETag": etag(record.version)})
+
+    async def _shown_deal(self, game_id: str) -> str | None:
+        """The deal number the engine shows in the game's current view: a random deal's
+        once the game is over (the store cannot read it inside the sealed state)."""
+        loaded = await self.store.load(game_id)
+        if loaded is None:
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        try:
+            view = await self.engine.player_view(game_pb2.SealedState.FromString(loaded.state))
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        return view.deal or None
 
     async def delete(self, game_id: str, token: str, if_match: str | None) -> Reply:
         check_tags(if_match, "If-Match")

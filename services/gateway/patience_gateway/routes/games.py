@@ -188,7 +188,7 @@ async def redo(request: Request, game_id: GameId) -> Response:
     responses={
         200: ok("What the player sees.", ETag=ETAG_HEADER),
         304: ok("If-None-Match names the current version.", ETag=ETAG_HEADER),
-        **problems(401, 403, 404, 503),
+        **problems(401, 403, 404, 409, 503),
     },
     openapi_extra=_owned(_IF_NONE_MATCH),
 )
@@ -203,7 +203,7 @@ async def get_game(request: Request, game_id: GameId) -> Response:
     "/{game_id}/legal-moves",
     response_model=models.LegalMoves,
     summary="The moves that are legal now, structured",
-    responses={200: ok("Legal moves.", ETag=ETAG_HEADER), **problems(401, 403, 404, 503)},
+    responses={200: ok("Legal moves.", ETag=ETAG_HEADER), **problems(401, 403, 404, 409, 503)},
     openapi_extra=_owned(),
 )
 async def legal_moves(request: Request, game_id: GameId) -> Response:
