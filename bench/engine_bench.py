@@ -40,6 +40,7 @@ from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 from bench.cycles import EndlessGame, find_endless_game
 from bench.procs import EngineProcess, engine_process
 from bench.report import Report, Section, Table, fmt, pct
+from bench.sealing_bench import run_sealing_part
 from bench.settings import Settings
 from bench.stats import CpuMeter, Measurement, alternate, closed_loop
 
@@ -240,6 +241,7 @@ def _engines(replicas: int, workers: int, seal_key: str) -> Iterator[list[Engine
 
 
 def run_engine_part(report: Report, settings: Settings) -> None:
+    run_sealing_part(report, settings)
     section = report.section("Engine over gRPC: ApplyMove vs near-empty RPC")
     section.note(
         f"Real engine (`python -m patience_engine`) in child processes on loopback;"

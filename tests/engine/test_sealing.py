@@ -11,6 +11,7 @@ import patience
 import pytest
 from google.protobuf.message import DecodeError
 from patience_engine.client import EngineClient, EngineError
+from patience_engine import wire
 from patience_engine.config import EngineConfig
 from patience_engine.errors import Rejected
 from patience_engine.sealing import (
@@ -21,7 +22,8 @@ from patience_engine.sealing import (
     Sealer,
     key_id_of,
 )
-from solitaire.v1 import game_pb2
+from patience_engine.server import describe_sealing, warn_if_unsealed
+from solitaire.v1 import engine_pb2, game_pb2
 
 from tests.engine.helpers import (
     OTHER_SEAL_KEY,
@@ -211,3 +213,70 @@ def test_sealer_without_key() -> None:
     assert not Sealer(b"").enabled
     with pytest.raises(ValueError, match="without a current key"):
         Sealer(None, [SEAL_KEY])
+
+
+async def test_engine_info_tells_how_states_are_protected(
+    client: EngineClient, sealed_client: EngineClient, rotated_engine: EngineThread
+) -> None:
+    plain = await client.engine_info()
+    assert plain.state_protection == engine_pb2.STATE_PROTECTION_NONE
+    assert (plain.seal_key_id, list(plain.seal_key_ids)) == ("", [])
+    sealed = await sealed_client.engine_info()
+    assert sealed.state_protection == engine_pb2.STATE_PROTECTION_SEALED
+    assert sealed.seal_key_id == key_id_of(SEAL_KEY)
+    assert list(sealed.seal_key_ids) == [key_id_of(SEAL_KEY)]
+    async with EngineClient(rotated_engine.target, timeout=30) as rotated:
+        info = await rotated.engine_info()
+    assert info.seal_key_id == key_id_of(NEW_KEY)
+    assert list(info.seal_key_ids) == [key_id_of(NEW_KEY), key_id_of(SEAL_KEY)]
+
+
+def test_an_engine_without_a_key_says_so_loudly(caplog: pytest.LogCaptureFixture) -> None:
+    unsealed_config = EngineConfig(listen="127.0.0.1:0", workers=1)
+    sealed_config = EngineConfig(
+        listen="127.0.0.1:0", workers=1, seal_key=NEW_KEY, old_seal_keys=(SEAL_KEY,)
+    )
+    with caplog.at_level("WARNING", logger="patience_engine"):
+        warn_if_unsealed(sealed_config)
+        assert caplog.records == []
+        warn_if_unsealed(unsealed_config)
+    (record,) = caplog.records
+    assert record.levelname == "WARNING" and "UNSAFE DEVELOPMENT MODE" in record.getMessage()
+    assert describe_sealing(unsealed_config) == "states NOT encrypted"
+    assert describe_sealing(sealed_config) == (
+        f"states encrypted with key {key_id_of(NEW_KEY)} (+1 old key)"
+    )
+
+
+async def test_an_engine_without_a_key_calls_out_a_rearranged_stock(
+    client: EngineClient,
+) -> None:
+    """It cannot trust a state's hidden parts; what it can check, it does: a stock that
+    is not what is left of the deal's stock is refused (finding: it was taken)."""
+    state = patience.get_variant("napoleon-at-st-helena").new_game(5)
+    for _ in range(3):
+        state = state.apply(patience.Move.deal())
+    stock = state.variant.pile_ids.index("stock")
+    for rearranged in (
+        tuple(reversed(state.piles[stock])),
+        state.piles[stock][1:] + state.piles[stock][:1],
+    ):
+        piles = list(state.piles)
+        piles[stock] = rearranged
+        forged = patience.State.from_parts(
+            state.variant,
+            tuple(piles),
+            redeals_left=0,
+            moves_made=state.moves_made,
+            deal=5,
+            draws=state.draws,
+        )
+        # Written without `encode_state`, whose memo (shared with the engine running in
+        # this process) would take the bytes for the engine's own.
+        plain = game_pb2.SealedState(state=wire.game_state(forged, False))
+        for call in (client.player_view, client.legal_moves):
+            error = await expect_error(call(plain))
+            assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_STATE")
+            assert error.metadata == {"detail": "STOCK_NOT_FROM_DEAL"}
+    # The true stock, three cards dealt, is taken.
+    assert (await client.player_view(unsealed(state))).counters.stock_size == 61

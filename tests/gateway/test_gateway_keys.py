@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import httpx
 import pytest
+from patience_gateway import models
 from patience_gateway.settings import Settings
 
 from tests.gateway.engines import SEAL_KEY, EngineThread
@@ -40,6 +41,15 @@ def rotated_engine() -> Iterator[EngineThread]:
 async def _gateway_on(settings: Settings, engine: EngineThread) -> AsyncIterator[Gateway]:
     async with running_gateway(replace(settings, engine_addr=engine.target)) as gateway:
         yield gateway
+
+
+@pytest.fixture(scope="module")
+def keyless_engine() -> Iterator[EngineThread]:
+    engine = EngineThread(seal_key=None).start()
+    try:
+        yield engine
+    finally:
+        engine.stop()
 
 
 @pytest.fixture
@@ -91,3 +101,16 @@ async def test_a_game_sealed_with_a_forgotten_key_is_unreadable_not_a_server_err
     undone = await new_key_gateway.undo(game)
     # Undo replays from the deal, still sealed with the old key.
     assert_problem(undone, 409, "state-unreadable")
+
+
+async def test_readiness_says_when_the_engine_seals_nothing(
+    settings: Settings, keyless_engine: EngineThread
+) -> None:
+    async for gateway in _gateway_on(settings, keyless_engine):
+        ready = await gateway.http.get("/readyz")
+        assert ready.status_code == 200
+        body = ready.json()
+        assert body["engine_states"] == "plain"
+        (warning,) = body["warnings"]
+        assert "unsafe development mode" in warning and "ENGINE_SEAL_KEY" in warning
+        models.Health.model_validate(body)

@@ -14,7 +14,12 @@ async def test_livez_and_readyz(gateway: Gateway) -> None:
     assert (live.status_code, live.json()["status"]) == (200, "ok")
     ready = await gateway.http.get("/readyz")
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ok", "checks": {"redis": "ok", "engine": "ok"}}
+    assert ready.json() == {
+        "status": "ok",
+        "checks": {"redis": "ok", "engine": "ok"},
+        "engine_states": "sealed",
+    }
+    models.Health.model_validate(ready.json())
 
 
 async def test_variants_are_listed_and_described(gateway: Gateway) -> None:

@@ -285,6 +285,13 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         )
         return reply.view
 
+    async def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
+        """How the engine protects states: sealed (with which keys) or not at all."""
+        reply: engine_pb2.GetEngineInfoResponse = await self._call(
+            self._stub.GetEngineInfo, engine_pb2.GetEngineInfoRequest()
+        )
+        return reply
+
     async def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""
         try:
@@ -372,6 +379,13 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
             self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
         )
         return reply.view
+
+    def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
+        """How the engine protects states: sealed (with which keys) or not at all."""
+        reply: engine_pb2.GetEngineInfoResponse = self._call(
+            self._stub.GetEngineInfo, engine_pb2.GetEngineInfoRequest()
+        )
+        return reply
 
     def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""

@@ -135,7 +135,38 @@ def _read_state(data: bytes, *, trusted: bool) -> Position:
         )
     except patience.InvalidState as error:
         raise _invalid(error.reason, f"impossible state: {error}") from None
+    if not trusted:
+        _check_stock_is_the_deals(state)
     return Position(state, message.deal_secret)
+
+
+def _check_stock_is_the_deals(state: patience.State) -> None:
+    """A state the engine did not seal could hide any stock order: the stock must be
+    what is left of its deal's shuffled stock (cards only ever leave it from the top).
+    This is all of the hidden part an engine without a key can check: the redeal
+    generator's position could still be chosen by whoever wrote the state."""
+    stock = _STOCK_INDEX.get(state.variant.id)
+    if stock is None:
+        return
+    cards = state.piles[stock]
+    if _opening_stock(state.variant.id, state.options, state.deal)[: len(cards)] != cards:
+        raise _invalid(
+            "STOCK_NOT_FROM_DEAL",
+            "the stock is not what is left of the deal's stock: its order was changed",
+        )
+
+
+_STOCK_INDEX = {
+    variant_id: variant.pile_ids.index("stock")
+    for variant_id, variant in patience.VARIANTS.items()
+    if "stock" in variant.pile_ids
+}
+
+
+@functools.lru_cache(maxsize=1024)
+def _opening_stock(variant_id: str, options: frozenset[str], deal: int) -> tuple[int, ...]:
+    dealt = patience.VARIANTS[variant_id].new_game(deal, options)
+    return dealt.piles[_STOCK_INDEX[variant_id]]
 
 
 def encode_state(position: Position) -> bytes:

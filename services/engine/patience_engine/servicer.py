@@ -78,6 +78,19 @@ class EngineService:
             name: engine_pb2.GetVariantResponse(variant=message).SerializeToString()
             for name, message in VARIANT_MESSAGES.items()
         }
+        self._info = engine_pb2.GetEngineInfoResponse(
+            state_protection=(
+                engine_pb2.STATE_PROTECTION_SEALED
+                if sealer.enabled
+                else engine_pb2.STATE_PROTECTION_NONE
+            ),
+            seal_key_id=sealer.key_id,
+            seal_key_ids=sealer.key_ids,
+        ).SerializeToString()
+
+    @_rpc
+    def GetEngineInfo(self, request: engine_pb2.GetEngineInfoRequest) -> bytes:
+        return self._info
 
     # ----------------------------------------------------------------- variants
 
@@ -195,6 +208,7 @@ def add_to_server(service: EngineService, server: aio.Server) -> None:
         "ApplyMove": engine_pb2.ApplyMoveRequest,
         "ApplyMoves": engine_pb2.ApplyMovesRequest,
         "GetPlayerView": engine_pb2.GetPlayerViewRequest,
+        "GetEngineInfo": engine_pb2.GetEngineInfoRequest,
     }
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(

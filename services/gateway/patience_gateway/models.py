@@ -232,6 +232,15 @@ class Health(BaseModel):
     model_config = _STRICT
     status: Literal["ok"]
     checks: dict[str, Literal["ok", "failing"]] = Field(default_factory=dict)
+    engine_states: Literal["sealed", "plain"] | None = Field(
+        default=None,
+        description="Readiness only: `sealed` when the engine encrypts and authenticates "
+        "game states with its key; `plain` when it runs without a key, an unsafe "
+        "development mode (then `warnings` says so).",
+    )
+    warnings: list[str] = Field(
+        default_factory=list, description="What an operator should know and fix."
+    )
 
 
 class Problem(BaseModel):

@@ -13,6 +13,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from solitaire.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -24,6 +25,38 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _StateProtection:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _StateProtectionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_StateProtection.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    STATE_PROTECTION_UNSPECIFIED: _StateProtection.ValueType  # 0
+    STATE_PROTECTION_SEALED: _StateProtection.ValueType  # 1
+    """Encrypted and authenticated with the engine's key: a state tells its holder
+    nothing hidden, and only states sealed with one of the engine's keys are taken.
+    """
+    STATE_PROTECTION_NONE: _StateProtection.ValueType  # 2
+    """Not protected, an unsafe development mode: states are plain GameState bytes
+    (stock order, generator position and a random deal's number readable), and the
+    engine cannot tell a forged state from its own.
+    """
+
+class StateProtection(_StateProtection, metaclass=_StateProtectionEnumTypeWrapper):
+    """How an engine protects the states it hands out."""
+
+STATE_PROTECTION_UNSPECIFIED: StateProtection.ValueType  # 0
+STATE_PROTECTION_SEALED: StateProtection.ValueType  # 1
+"""Encrypted and authenticated with the engine's key: a state tells its holder
+nothing hidden, and only states sealed with one of the engine's keys are taken.
+"""
+STATE_PROTECTION_NONE: StateProtection.ValueType  # 2
+"""Not protected, an unsafe development mode: states are plain GameState bytes
+(stock order, generator position and a random deal's number readable), and the
+engine cannot tell a forged state from its own.
+"""
+Global___StateProtection: _TypeAlias = StateProtection  # noqa: Y015
 
 @_typing.final
 class ListVariantsRequest(_message.Message):
@@ -389,3 +422,48 @@ class GetPlayerViewResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetPlayerViewResponse: _TypeAlias = GetPlayerViewResponse  # noqa: Y015
+
+@_typing.final
+class GetEngineInfoRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetEngineInfoRequest: _TypeAlias = GetEngineInfoRequest  # noqa: Y015
+
+@_typing.final
+class GetEngineInfoResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_PROTECTION_FIELD_NUMBER: _builtins.int
+    SEAL_KEY_ID_FIELD_NUMBER: _builtins.int
+    SEAL_KEY_IDS_FIELD_NUMBER: _builtins.int
+    state_protection: Global___StateProtection.ValueType
+    """How the states this engine hands out are protected."""
+    seal_key_id: _builtins.str
+    """Id (16 hex digits) of the key new states are sealed with; empty without a key."""
+    @_builtins.property
+    def seal_key_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Ids of every key whose states this engine opens, the current one first."""
+
+    def __init__(
+        self,
+        *,
+        state_protection: Global___StateProtection.ValueType = ...,
+        seal_key_id: _builtins.str = ...,
+        seal_key_ids: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seal_key_id", b"seal_key_id", "seal_key_ids", b"seal_key_ids", "state_protection", b"state_protection"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetEngineInfoResponse: _TypeAlias = GetEngineInfoResponse  # noqa: Y015

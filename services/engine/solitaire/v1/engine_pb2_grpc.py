@@ -69,6 +69,11 @@ class EngineServiceStub:
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewRequest.SerializeToString,
                 response_deserializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewResponse.FromString,
                 _registered_method=True)
+        self.GetEngineInfo = channel.unary_unary(
+                '/solitaire.v1.EngineService/GetEngineInfo',
+                request_serializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoRequest.SerializeToString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoResponse.FromString,
+                _registered_method=True)
 
 
 class EngineServiceServicer:
@@ -124,6 +129,13 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetEngineInfo(self, request, context):
+        """How this engine treats states: sealed with which keys, or not at all.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -161,6 +173,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.GetPlayerView,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewRequest.FromString,
                     response_serializer=solitaire_dot_v1_dot_engine__pb2.GetPlayerViewResponse.SerializeToString,
+            ),
+            'GetEngineInfo': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetEngineInfo,
+                    request_deserializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoRequest.FromString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -352,6 +369,33 @@ class EngineService:
             '/solitaire.v1.EngineService/GetPlayerView',
             solitaire_dot_v1_dot_engine__pb2.GetPlayerViewRequest.SerializeToString,
             solitaire_dot_v1_dot_engine__pb2.GetPlayerViewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetEngineInfo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/solitaire.v1.EngineService/GetEngineInfo',
+            solitaire_dot_v1_dot_engine__pb2.GetEngineInfoRequest.SerializeToString,
+            solitaire_dot_v1_dot_engine__pb2.GetEngineInfoResponse.FromString,
             options,
             channel_credentials,
             insecure,

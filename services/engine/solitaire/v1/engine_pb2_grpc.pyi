@@ -53,6 +53,8 @@ class EngineServiceStub:
     """Applies several moves in order, all or none."""
     GetPlayerView: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetPlayerViewRequest, _engine_pb2.GetPlayerViewResponse]
     """The player's view of a state."""
+    GetEngineInfo: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetEngineInfoRequest, _engine_pb2.GetEngineInfoResponse]
+    """How this engine treats states: sealed with which keys, or not at all."""
 
 @_typing.type_check_only
 class EngineServiceAsyncStub(EngineServiceStub):
@@ -73,6 +75,8 @@ class EngineServiceAsyncStub(EngineServiceStub):
     """Applies several moves in order, all or none."""
     GetPlayerView: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetPlayerViewRequest, _engine_pb2.GetPlayerViewResponse]  # type: ignore[assignment]
     """The player's view of a state."""
+    GetEngineInfo: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetEngineInfoRequest, _engine_pb2.GetEngineInfoResponse]  # type: ignore[assignment]
+    """How this engine treats states: sealed with which keys, or not at all."""
 
 class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -132,5 +136,13 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_pb2.GetPlayerViewResponse, _abc.Awaitable[_engine_pb2.GetPlayerViewResponse]]:
         """The player's view of a state."""
+
+    @_abc_1.abstractmethod
+    def GetEngineInfo(
+        self,
+        request: _engine_pb2.GetEngineInfoRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_pb2.GetEngineInfoResponse, _abc.Awaitable[_engine_pb2.GetEngineInfoResponse]]:
+        """How this engine treats states: sealed with which keys, or not at all."""
 
 def add_EngineServiceServicer_to_server(servicer: EngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

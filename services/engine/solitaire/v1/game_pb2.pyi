@@ -19,6 +19,11 @@ if sys.version_info >= (3, 11):
 else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
+if sys.version_info >= (3, 13):
+    from warnings import deprecated as _deprecated
+else:
+    from typing_extensions import deprecated as _deprecated
+
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class _MoveKind:
@@ -169,7 +174,8 @@ class GameState(_message.Message):
     ---------------------------------------------------------------------------
 
     The complete position of a game, as the engine needs it to go on.
-    Clients normally pass it around sealed inside `SealedState` and never read it.
+    It travels inside `SealedState`: encrypted when the engine has a key, so that
+    clients cannot read it.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -251,9 +257,18 @@ Global___PileCards: _TypeAlias = PileCards  # noqa: Y015
 
 @_typing.final
 class SealedState(_message.Message):
-    """A `GameState` as the engine hands it out. `state` is the serialized
-    `GameState`; `seal` is HMAC-SHA256(key, state) when the engine has a key.
-    Keep the bytes as they are: the seal covers these exact bytes.
+    """A `GameState` as the engine hands it out: opaque bytes, to be passed back
+    exactly as they are.
+
+    With a key (ENGINE_SEAL_KEY), `state` is an envelope that only the engine's
+    keys open, encrypted and authenticated with AES-256-GCM-SIV (RFC 8452):
+      byte 0       format version, 1
+      bytes 1..8   id of the key that sealed it (GetEngineInfo lists the engine's)
+      bytes 9..20  nonce
+      bytes 21..   the serialized GameState, encrypted, then the 16-byte tag,
+                   which also authenticates bytes 0..8
+    Without a key (an unsafe development mode, see GetEngineInfo), `state` is the
+    serialized GameState itself, readable and forgeable by whoever holds it.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -261,7 +276,20 @@ class SealedState(_message.Message):
     STATE_FIELD_NUMBER: _builtins.int
     SEAL_FIELD_NUMBER: _builtins.int
     state: _builtins.bytes
-    seal: _builtins.bytes
+    @_builtins.property
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def seal(self) -> _builtins.bytes:
+        """Held an HMAC of `state` once; the envelope's tag does that job now. Always
+        empty, and ignored.
+        """
+
+    @seal.setter
+    @_deprecated("""This field has been marked as deprecated using proto field options.""")
+    def seal(self, value: _builtins.bytes) -> None:
+        """Held an HMAC of `state` once; the envelope's tag does that job now. Always
+        empty, and ignored.
+        """
+
     def __init__(
         self,
         *,

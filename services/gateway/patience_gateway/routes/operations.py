@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
-from patience_engine.client import EngineClient
+from patience_engine.client import EngineClient, EngineError
 from redis.asyncio import Redis
+from solitaire.v1 import engine_pb2
 from starlette.responses import JSONResponse, Response
 
 from patience_gateway import models
@@ -15,6 +18,8 @@ from patience_gateway.failures import STORAGE_DOWN
 from patience_gateway.metrics import Metrics
 from patience_gateway.openapi import RETRY_AFTER_HEADER, problems
 from patience_gateway.problems import KINDS, ProblemError
+
+log = logging.getLogger("patience_gateway")
 
 router = APIRouter(tags=["operations"])
 
@@ -54,7 +59,36 @@ async def readyz(request: Request) -> JSONResponse:
         raise ProblemError("storage-unavailable", "Redis does not answer PING", headers=retry)
     if not engine_ok:
         raise ProblemError("engine-unavailable", "the engine is not SERVING", headers=retry)
-    return JSONResponse({"status": "ok", "checks": {"redis": "ok", "engine": "ok"}})
+    body: dict[str, object] = {"status": "ok", "checks": {"redis": "ok", "engine": "ok"}}
+    body.update(await _engine_states(engine))
+    return JSONResponse(body)
+
+
+_UNSAFE = (
+    "the engine runs without a seal key, an unsafe development mode: game states are "
+    "stored in plain text (stock order, random deal numbers) and forged states cannot be "
+    "told apart; set ENGINE_SEAL_KEY (docs/operations.md, Keys)"
+)
+
+
+@functools.cache
+def _log_unsafe_once() -> None:
+    log.warning("%s", _UNSAFE)
+
+
+async def _engine_states(engine: EngineClient) -> dict[str, object]:
+    """How the engine protects states, for the readiness answer (nothing if it cannot
+    say: an engine of an earlier version, or one that just went away)."""
+    try:
+        info = await engine.engine_info()
+    except EngineError:
+        return {}
+    if info.state_protection == engine_pb2.STATE_PROTECTION_SEALED:
+        return {"engine_states": "sealed"}
+    if info.state_protection == engine_pb2.STATE_PROTECTION_NONE:
+        _log_unsafe_once()
+        return {"engine_states": "plain", "warnings": [_UNSAFE]}
+    return {}
 
 
 @router.get(
