@@ -10,8 +10,8 @@ import grpc
 import patience
 import pytest
 from google.protobuf.message import DecodeError
-from patience_engine.client import EngineClient, EngineError
 from patience_engine import wire
+from patience_engine.client import EngineClient, EngineError
 from patience_engine.config import EngineConfig
 from patience_engine.errors import Rejected
 from patience_engine.sealing import (
