@@ -4,7 +4,8 @@ unchanged, once the engine is given the old key beside its new one."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from dataclasses import replace
 
 import httpx
@@ -18,7 +19,9 @@ from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_g
 NEW_KEY = b"gateway-tests-key-after-rotation"
 
 
-def _engine(seal_key: bytes, old_seal_keys: tuple[bytes, ...] = ()) -> Iterator[EngineThread]:
+def _engine(
+    seal_key: bytes | None, old_seal_keys: tuple[bytes, ...] = ()
+) -> Iterator[EngineThread]:
     engine = EngineThread(seal_key=seal_key, old_seal_keys=old_seal_keys).start()
     try:
         yield engine
@@ -38,34 +41,14 @@ def rotated_engine() -> Iterator[EngineThread]:
     yield from _engine(NEW_KEY, (SEAL_KEY,))
 
 
-async def _gateway_on(settings: Settings, engine: EngineThread) -> AsyncIterator[Gateway]:
-    async with running_gateway(replace(settings, engine_addr=engine.target)) as gateway:
-        yield gateway
-
-
 @pytest.fixture(scope="module")
 def keyless_engine() -> Iterator[EngineThread]:
-    engine = EngineThread(seal_key=None).start()
-    try:
-        yield engine
-    finally:
-        engine.stop()
+    yield from _engine(None)
 
 
-@pytest.fixture
-async def new_key_gateway(
-    settings: Settings, new_key_engine: EngineThread
-) -> AsyncIterator[Gateway]:
-    async for gateway in _gateway_on(settings, new_key_engine):
-        yield gateway
-
-
-@pytest.fixture
-async def rotated_gateway(
-    settings: Settings, rotated_engine: EngineThread
-) -> AsyncIterator[Gateway]:
-    async for gateway in _gateway_on(settings, rotated_engine):
-        yield gateway
+def gateway_on(settings: Settings, engine: EngineThread) -> AsyncContextManager[Gateway]:
+    """A gateway on the suite's Redis in front of `engine`."""
+    return running_gateway(replace(settings, engine_addr=engine.target))
 
 
 async def _every_route(gateway: Gateway, game: GameHandle) -> list[httpx.Response]:
@@ -81,6 +64,19 @@ async def _every_route(gateway: Gateway, game: GameHandle) -> list[httpx.Respons
 
 
 async def test_a_game_sealed_with_a_forgotten_key_is_unreadable_not_a_server_error(
+    gateway: Gateway,
+    settings: Settings,
+    new_key_engine: EngineThread,
+    rotated_engine: EngineThread,
+) -> None:
+    async with (
+        gateway_on(settings, new_key_engine) as new_key_gateway,
+        gateway_on(settings, rotated_engine) as rotated_gateway,
+    ):
+        await _lose_and_find_the_key(gateway, new_key_gateway, rotated_gateway)
+
+
+async def _lose_and_find_the_key(
     gateway: Gateway, new_key_gateway: Gateway, rotated_gateway: Gateway
 ) -> None:
     game = await gateway.create("bisley", deal=31)
@@ -106,7 +102,7 @@ async def test_a_game_sealed_with_a_forgotten_key_is_unreadable_not_a_server_err
 async def test_readiness_says_when_the_engine_seals_nothing(
     settings: Settings, keyless_engine: EngineThread
 ) -> None:
-    async for gateway in _gateway_on(settings, keyless_engine):
+    async with gateway_on(settings, keyless_engine) as gateway:
         ready = await gateway.http.get("/readyz")
         assert ready.status_code == 200
         body = ready.json()
