@@ -116,9 +116,8 @@ async def test_body_of_the_wrong_shape_is_422(gateway: Gateway, body: object) ->
 
 @pytest.mark.parametrize(
     "body",
-    [{}, {"variant": 3}, {"variant": "bisley", "deal": 1.5}, {"variant": "bisley", "deal": True},
-     {"variant": "bisley", "options": "x"}, {"variant": "bisley", "seed": 1}],
-)  # fmt: skip
+    [{}, {"variant": 3}, {"variant": "bisley", "options": "x"}, {"variant": "bisley", "seed": 1}],
+)  # fmt: skip (a deal of the wrong type is invalid-deal: test_invalid_deal_is_422)
 async def test_new_game_body_of_the_wrong_shape_is_422(gateway: Gateway, body: object) -> None:
     assert_problem(await gateway.http.post("/v1/games", json=body), 422, "malformed-body")
 
@@ -137,7 +136,9 @@ async def test_unknown_option_is_422(gateway: Gateway) -> None:
     assert_problem(response, 422, "unknown-option")
 
 
-@pytest.mark.parametrize("deal", [-1, 10**20 + 1, "-1", "1e5", "", " 7", "100000000000000000001"])
+@pytest.mark.parametrize(
+    "deal", [-1, 10**20 + 1, "-1", "1e5", "", " 7", "100000000000000000001", 7.5, 7.0, True, [7]]
+)
 async def test_invalid_deal_is_422(gateway: Gateway, deal: int | str) -> None:
     response = await gateway.http.post("/v1/games", json={"variant": "bisley", "deal": deal})
     assert_problem(response, 422, "invalid-deal")
@@ -154,6 +155,7 @@ async def test_illegal_move_names_the_rule_and_changes_nothing(gateway: Gateway)
     response = await gateway.move(game, "t1-t1")
     problem = assert_problem(response, 422, "illegal-move")
     assert problem["rule"] == "same_pile" and problem["move"] == "t1-t1"
+    assert response.headers["etag"] == '"1"', "the game's version, to retry from"
     response = await gateway.move(game, "deal")
     assert assert_problem(response, 422, "illegal-move")["rule"] == "no_stock"
     assert (await gateway.view(game))["version"] == 1
@@ -342,7 +344,47 @@ async def test_unknown_route_and_method(gateway: Gateway) -> None:
     assert_problem(await gateway.http.get("/v1/games/x/y/z"), 404, "not-found")
     wrong = await gateway.http.put("/v1/games")
     problem = assert_problem(wrong, 405, "method-not-allowed")
-    assert "POST" in wrong.headers["allow"], problem
+    assert wrong.headers["allow"] == "POST", problem
+    game = await _game(gateway)
+    wrong = await gateway.http.put(f"/v1/games/{game.id}", headers=game.auth())
+    assert_problem(wrong, 405, "method-not-allowed")
+    assert wrong.headers["allow"] == "DELETE, GET"
+
+
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+)
+async def test_a_body_that_is_not_json_is_415(gateway: Gateway, content_type: str) -> None:
+    game = await _game(gateway)
+    body = b'{"move": "deal"}'
+    for path, headers in ((f"/v1/games/{game.id}/moves", game.auth()), ("/v1/games", {})):
+        response = await gateway.http.post(
+            path, content=body, headers={**headers, "Content-Type": content_type}
+        )
+        assert_problem(response, 415, "unsupported-media-type")
+    response = await gateway.http.post(
+        f"/v1/games/{game.id}/moves", content=body, headers=game.auth()
+    )
+    assert_problem(response, 415, "unsupported-media-type")  # no Content-Type at all
+    assert (await gateway.history(game))["version"] == 1
+
+
+async def test_duplicate_json_keys_are_400_on_every_route(gateway: Gateway) -> None:
+    game = await _game(gateway)
+    legal = game.created["legal_moves"][0]
+    json_type = {"Content-Type": "application/json"}
+    for path, headers, body in (
+        # the move fast path, whichever value would win
+        (f"/v1/games/{game.id}/moves", game.auth(), f'{{"move": "{legal}", "move": "t1-t1"}}'),
+        (f"/v1/games/{game.id}/moves", game.auth(), f'{{"move": "t1-t1", "move": "{legal}"}}'),
+        ("/v1/games", {}, '{"variant": "bisley", "deal": 1, "deal": 2}'),
+        ("/v1/games", {}, '{"variant": "bisley", "options": [], "variant": "usk"}'),
+    ):
+        response = await gateway.http.post(
+            path, content=body.encode(), headers={**headers, **json_type}
+        )
+        assert_problem(response, 400, "malformed-body")
+    assert (await gateway.history(game))["version"] == 1
 
 
 async def test_unexpected_failure_is_a_generic_500(gateway: Gateway) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from patience_gateway.models import MoveRequest
 from patience_gateway.preconditions import etag, matches, none_match, require_match
 from patience_gateway.problems import ProblemError
@@ -57,8 +59,11 @@ def test_if_match_forms() -> None:
     assert etag(7) == '"7"'
     assert matches('"7"', 7) and matches("7", 7) and matches("*", 7)
     assert matches('"5", "7"', 7) and matches(' "7" ', 7)
-    assert not matches('"6"', 7) and not matches('W/"7"', 7) and not matches("", 7)
-    assert not matches('"7x"', 7) and not matches("abc", 7)
+    assert not matches('"6"', 7) and not matches('W/"7"', 7) and not matches('"7x"', 7)
+    for malformed in ("", "abc", "\u00b2", '"7', "7" * 2000):
+        with pytest.raises(ProblemError) as refused:
+            matches(malformed, 7)
+        assert refused.value.kind.code == "malformed-header"
     require_match(None, 3)
     require_match('"3"', 3)
     with pytest.raises(ProblemError) as raised:
@@ -138,3 +143,14 @@ def test_ids_and_tokens() -> None:
         with pytest.raises(ProblemError) as raised:
             bearer_token(header)
         assert raised.value.kind.code == "missing-token"
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=255), max_size=60))
+def test_a_precondition_header_is_read_or_refused_never_failed(header: str) -> None:
+    """Whatever latin-1 text a client sends, the answer is a match, no match, or
+    malformed-header: never another exception (a 500)."""
+    try:
+        matches(header, 7)
+        none_match(header, 7)
+    except ProblemError as refused:
+        assert refused.kind.code == "malformed-header"

@@ -15,8 +15,10 @@ from patience_engine.client import EngineClient, EngineError
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.routing import Match
 
 from patience_gateway import openapi
+from patience_gateway.bodies import JsonBodies
 from patience_gateway.cors import cors_middleware
 from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_problem
 from patience_gateway.fast_moves import MoveFastPath
@@ -40,6 +42,8 @@ as `Authorization: Bearer <token>`.
 """
 
 DOCS_ASSETS = "/docs/assets"
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 _HTTP_STATUS_CODES = {
     400: "malformed-body",
@@ -103,7 +107,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(variants.router)
     app.include_router(operations.router)
     _install_error_handlers(app, settings, metrics)
-    # innermost first: the move fast path sees a body already held to the size limit
+    # innermost first: the move fast path sees a body already held to the size limit,
+    # and what it hands on meets the media-type and duplicate-key checks
+    app.add_middleware(JsonBodies, on_problem=metrics.problem)
     app.add_middleware(MoveFastPath, gateway=app)
     app.add_middleware(
         BodySizeLimit,
@@ -148,6 +154,11 @@ def _install_error_handlers(app: FastAPI, settings: Settings, metrics: Metrics) 
         ]
         if unparseable:
             problem = ProblemError("malformed-body", "the body is not valid JSON", errors=where)
+        elif any(tuple(detail.get("loc", ()))[:2] == ("body", "deal") for detail in details):
+            # docs/errors.md promises invalid-deal for any deal that is not a whole number
+            problem = ProblemError(
+                "invalid-deal", "deal must be a whole number 0..10^20, as a number or a string"
+            )
         else:
             problem = ProblemError(
                 "malformed-body",
@@ -166,6 +177,8 @@ def _install_error_handlers(app: FastAPI, settings: Settings, metrics: Metrics) 
             "malformed-body": "the body could not be read",
         }.get(code, str(error.detail))
         headers = dict(error.headers or {})
+        if error.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(app, request))
         return send(request, ProblemError(code, detail, status=error.status_code, headers=headers))
 
     async def on_engine(request: Request, error: Exception) -> Response:
@@ -190,3 +203,14 @@ def _install_error_handlers(app: FastAPI, settings: Settings, metrics: Metrics) 
         handlers[kind] = on_storage
     for kind, handler in handlers.items():
         app.add_exception_handler(kind, handler)
+
+
+def _allowed_methods(app: FastAPI, request: Request) -> list[str]:
+    """Every method some route answers at the request's path (Starlette's own 405
+    names only the first route whose path matches), asked of the routes themselves."""
+    allowed = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in app.router.routes):
+            allowed.append(method)
+    return allowed

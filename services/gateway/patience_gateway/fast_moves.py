@@ -25,6 +25,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from patience_gateway.bodies import duplicate_key
 from patience_gateway.models import MoveRequest
 from patience_gateway.routes import games
 
@@ -80,9 +81,11 @@ def parse_move(body: bytes) -> MoveRequest | None:
     if not body:
         return None
     try:
-        return MoveRequest.model_validate(orjson.loads(body))
+        request = MoveRequest.model_validate(orjson.loads(body))
     except (orjson.JSONDecodeError, ValidationError):
         return None
+    # a key given twice: refused by `bodies.JsonBodies` on the FastAPI side
+    return None if duplicate_key(body) is not None else request
 
 
 async def read_body(receive: Receive, received: list[Message]) -> bytes | None:

@@ -105,6 +105,12 @@ _KINDS = (
         "The body is larger than the gateway accepts (MAX_BODY_BYTES).",
     ),
     ProblemKind(
+        "unsupported-media-type",
+        415,
+        "Unsupported media type",
+        "The request has a body that is not JSON (`Content-Type: application/json`).",
+    ),
+    ProblemKind(
         "illegal-move",
         422,
         "Illegal move",

@@ -236,7 +236,10 @@ class GameService:
                 game_pb2.SealedState.FromString(loaded.state), move
             )
         except EngineError as error:
-            raise self._engine_problem(error) from None
+            problem = self._engine_problem(error)
+            if problem.status == 422:  # the game is as it was: its version, to retry from
+                problem.headers["ETag"] = etag(loaded.version)
+            raise problem from None
         result = await self._commit(
             "move",
             game_id,
