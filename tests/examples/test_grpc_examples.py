@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.examples.tools import REPO, node, node_tool, program
 from tests.gateway.engines import EngineThread
+from tests.tools import REPO, node, node_tool, program
 
 # La Belle Lucie, deal 7 (the README's tour).
 OPENING_MOVES = ["t10-t6", "t12-t8", "t13-t14", "t14-t2", "t16-f1", "t18-t17", "redeal"]

@@ -95,6 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="1.0.0",
         description=DESCRIPTION,
         lifespan=lifespan,
+        generate_unique_id_function=openapi.operation_id,
         openapi_tags=[
             {"name": "games", "description": "Play a game."},
             {"name": "variants", "description": "The games on offer."},

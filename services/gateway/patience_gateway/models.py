@@ -7,15 +7,80 @@ here describe exactly those dicts (tests check responses against them).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    RootModel,
+    StrictInt,
+    StrictStr,
+    Tag,
+)
 
-PileKind = Literal["tableau", "reserve", "foundation", "stock", "waste"]
-MoveKind = Literal["transfer", "deal", "redeal", "withdraw"]
-GameStatus = Literal["playing", "won", "stuck"]
+from patience_gateway.problems import KINDS
 
 _STRICT = ConfigDict(extra="forbid")
+
+
+# --------------------------------------------------------------------------- enums
+# Each is one named schema (`$ref`) in the OpenAPI document. The values are the gRPC
+# enum values in lower case without their type prefix (GAME_STATUS_PLAYING: `playing`).
+
+
+class GameStatus(StrEnum):
+    """`playing`: moves are possible; `won`: every card is on a foundation; `stuck`: no move
+    is legal."""
+
+    playing = "playing"
+    won = "won"
+    stuck = "stuck"
+
+
+class PileKind(StrEnum):
+    tableau = "tableau"
+    reserve = "reserve"
+    foundation = "foundation"
+    stock = "stock"
+    waste = "waste"
+
+
+class MoveKind(StrEnum):
+    """`transfer`: cards from `source` to `target`; `deal`: the stock's top card to the
+    waste; `redeal`: gather and deal the tableau again; `withdraw`: The Fifteen's opening
+    exception, taking from the named `columns`."""
+
+    transfer = "transfer"
+    deal = "deal"
+    redeal = "redeal"
+    withdraw = "withdraw"
+
+
+class Layout(StrEnum):
+    fan = "fan"
+    column = "column"
+    cell = "cell"
+    stack = "stack"
+
+
+class Direction(StrEnum):
+    up = "up"
+    down = "down"
+
+
+class Suit(StrEnum):
+    C = "C"
+    S = "S"
+    H = "H"
+    D = "D"
+
+
+# Every problem `code` (problems.KINDS, the one list; docs/api.md describes them).
+ProblemCode = StrEnum("ProblemCode", {code: code for code in KINDS})  # type: ignore[misc]
+ProblemCode.__doc__ = "A problem's stable code; `GET /problems/{code}` describes it."
 
 
 # --------------------------------------------------------------------------- requests
@@ -53,11 +118,63 @@ class NewGameRequest(BaseModel):
     )
 
 
-class MoveRequest(BaseModel):
-    """A move: either `move` in the engine's notation, or `kind` with its fields."""
+class NotationMove(BaseModel):
+    """A move in the engine's notation."""
+
+    model_config = ConfigDict(
+        extra="forbid", json_schema_extra={"examples": [{"move": "t3-f1"}, {"move": "deal"}]}
+    )
+
+    move: str = Field(
+        min_length=1,
+        max_length=64,
+        description="Notation: `t3-f1`, `t4-t7/3`, `deal`, `redeal`, `withdraw t5 t9`.",
+    )
+
+
+class StructuredMove(BaseModel):
+    """A move by its kind and fields: `transfer` names `source` and `target` (and `count`
+    when more than one card moves), `withdraw` names `columns`, `deal` and `redeal` nothing."""
 
     model_config = ConfigDict(
         extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"kind": "transfer", "source": "waste", "target": "t2"},
+                {"kind": "withdraw", "columns": ["t5", "t9"]},
+            ]
+        },
+    )
+
+    kind: MoveKind
+    source: str = Field(default="", max_length=16, description="Transfer: from pile.")
+    target: str = Field(default="", max_length=16, description="Transfer: to pile.")
+    count: int = Field(default=1, ge=1, le=104, description="Transfer: cards moved.")
+    columns: list[str] = Field(
+        default_factory=list, max_length=16, description="Withdraw: the columns named."
+    )
+
+
+def _move_form(value: Any) -> str:
+    """Which form a request body takes: a body with `move` is notation (and then holds
+    nothing else), any other is structured. Exactly the oneOf of the schema."""
+    if isinstance(value, NotationMove) or (isinstance(value, dict) and "move" in value):
+        return "notation"
+    return "structured"
+
+
+class MoveRequest(
+    RootModel[
+        Annotated[
+            Annotated[NotationMove, Tag("notation")] | Annotated[StructuredMove, Tag("structured")],
+            Discriminator(_move_form),
+        ]
+    ]
+):
+    """A move: either `move` in the engine's notation, or `kind` with its fields, never
+    both (a body with `move` and `kind` is refused: 422 `malformed-body`)."""
+
+    model_config = ConfigDict(
         json_schema_extra={
             "examples": [
                 {"move": "t3-f1"},
@@ -68,28 +185,6 @@ class MoveRequest(BaseModel):
             ]
         },
     )
-
-    move: str | None = Field(
-        default=None,
-        max_length=64,
-        description="Notation: `t3-f1`, `t4-t7/3`, `deal`, `redeal`, `withdraw t5 t9`.",
-    )
-    kind: MoveKind | None = Field(default=None, description="Structured move: its kind.")
-    source: str | None = Field(default=None, max_length=16, description="Transfer: from pile.")
-    target: str | None = Field(default=None, max_length=16, description="Transfer: to pile.")
-    count: int | None = Field(default=None, ge=1, le=104, description="Transfer: cards moved.")
-    columns: list[str] | None = Field(
-        default=None, max_length=16, description="Withdraw: the columns named."
-    )
-
-    @model_validator(mode="after")
-    def _one_form(self) -> MoveRequest:
-        structured = (self.kind, self.source, self.target, self.count, self.columns)
-        if self.move is None and self.kind is None:
-            raise ValueError("give either `move` (notation) or `kind` with its fields")
-        if self.move is not None and any(field is not None for field in structured):
-            raise ValueError("give either `move` or the structured fields, not both")
-        return self
 
 
 # --------------------------------------------------------------------------- responses
@@ -198,9 +293,9 @@ class PileSpec(BaseModel):
     model_config = _STRICT
     id: str
     kind: PileKind
-    layout: Literal["fan", "column", "cell", "stack"]
-    suit: Literal["C", "S", "H", "D"] | None = Field(description="Foundations only.")
-    direction: Literal["up", "down"] | None = Field(description="Foundations only.")
+    layout: Layout
+    suit: Suit | None = Field(description="Foundations only.")
+    direction: Direction | None = Field(description="Foundations only.")
 
 
 class OptionSpec(BaseModel):
@@ -228,11 +323,21 @@ class Variant(VariantSummary):
     piles: list[PileSpec] = Field(description="The table: every pile, in pile order.")
 
 
+class CheckStatus(StrEnum):
+    ok = "ok"
+    failing = "failing"
+
+
+class StateProtection(StrEnum):
+    sealed = "sealed"
+    plain = "plain"
+
+
 class Health(BaseModel):
     model_config = _STRICT
     status: Literal["ok"]
-    checks: dict[str, Literal["ok", "failing"]] = Field(default_factory=dict)
-    engine_states: Literal["sealed", "plain"] | None = Field(
+    checks: dict[str, CheckStatus] = Field(default_factory=dict)
+    engine_states: StateProtection | None = Field(
         default=None,
         description="Readiness only: `sealed` when the engine encrypts and authenticates "
         "game states with its key; `plain` when it runs without a key, an unsafe "
@@ -268,7 +373,7 @@ class Problem(BaseModel):
     status: int
     detail: str
     instance: str
-    code: str = Field(description="Stable machine-readable code; see docs/api.md.")
+    code: ProblemCode = Field(description="Stable machine-readable code; see docs/api.md.")
     rule: str | None = Field(default=None, description="illegal-move: the rule broken.")
     move: str | None = Field(default=None, description="illegal-move / malformed-move.")
     errors: list[dict[str, Any]] | None = Field(
@@ -278,7 +383,7 @@ class Problem(BaseModel):
 
 class ProblemType(BaseModel):
     model_config = _STRICT
-    code: str
+    code: ProblemCode
     status: int
     title: str
     description: str

@@ -1,5 +1,6 @@
 """OpenAPI details FastAPI does not derive on its own: problem+json error bodies,
-response headers, and the bearer security scheme."""
+response headers, header limits, short operation ids, servers, and the bearer security
+scheme (and `security: []` on the public routes)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 
 from patience_gateway.models import Problem
 from patience_gateway.problems import KINDS, PROBLEM_MEDIA_TYPE
@@ -20,6 +22,30 @@ _TOKEN_SCHEME_SPEC = {
     "`Authorization: Bearer <token>`. Missing: 401 `missing-token`; not this game's: "
     "403 `bad-token`.",
 }
+LICENSE = {"name": "MIT", "identifier": "MIT"}
+SERVERS = [
+    {"url": "/", "description": "The gateway that serves this document."},
+    {"url": "http://127.0.0.1:8000", "description": "`make run` on this machine."},
+]
+# RFC 9110 entity tags: `*`, or a comma-separated list of (possibly weak) quoted tags.
+ENTITY_TAGS_PATTERN = r'^(\*|(W/)?"[^"]*"(\s*,\s*(W/)?"[^"]*")*)$'
+# The gateway refuses other Idempotency-Keys with 400 malformed-header (service.py).
+IDEMPOTENCY_KEY_SCHEMA = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 255,
+    "pattern": "^[\\x20-\\x7E]+$",
+    "example": "5b0c3f9e-move-12",
+}
+
+
+def operation_id(route: APIRoute) -> str:
+    """A route's operationId: its function's name in lowerCamelCase (`make_move`:
+    `makeMove`), short and stable, which generated clients use as method names."""
+    first, *rest = route.name.split("_")
+    return first + "".join(word.capitalize() for word in rest)
+
+
 ETAG_HEADER = {
     "description": 'The game\'s version as a strong entity tag, e.g. `"7"`. '
     "Send it back in If-Match to make a change conditional.",
@@ -76,9 +102,13 @@ def install(app: FastAPI) -> None:
             description=app.description,
             routes=app.routes,
             tags=app.openapi_tags,
+            servers=SERVERS,
+            license_info=LICENSE,
         )
         for path in schema.get("paths", {}).values():
             for operation in path.values():
+                # No security requirement means public; said explicitly, as linters ask.
+                operation.setdefault("security", [])
                 responses = operation.get("responses", {})
                 # FastAPI's default 422 (HTTPValidationError) is never sent: validation
                 # failures are problems, declared explicitly where they can happen.

@@ -21,7 +21,7 @@ from solitaire.v1 import game_pb2
 
 from patience_gateway import views
 from patience_gateway.failures import engine_problem, internal_engine_problem
-from patience_gateway.models import MoveRequest, NewGameRequest
+from patience_gateway.models import MoveRequest, NewGameRequest, NotationMove
 from patience_gateway.preconditions import check_tags, etag, none_match, require_match
 from patience_gateway.problems import ProblemError
 from patience_gateway.security import (
@@ -89,8 +89,22 @@ def check_idempotency_key(key: str | None) -> str:
 
 def fingerprint(operation: str, request: MoveRequest | None) -> str:
     """Identifies a request's meaning, so a reused Idempotency-Key can be told apart."""
-    canonical = "" if request is None else request.model_dump_json(exclude_none=True)
+    canonical = "" if request is None else request.model_dump_json(exclude_defaults=True)
     return hashlib.sha256(f"{operation}\n{canonical}".encode()).hexdigest()[:32]
+
+
+def _engine_move(request: MoveRequest) -> str | game_pb2.Move:
+    """The engine's move for a request: its notation, or a Move message."""
+    body = request.root
+    if isinstance(body, NotationMove):
+        return body.move
+    return game_pb2.Move(
+        kind=game_pb2.MoveKind.Value("MOVE_KIND_" + body.kind.upper()),
+        source=body.source,
+        target=body.target,
+        count=body.count,
+        columns=body.columns,
+    )
 
 
 class GameService:
@@ -216,21 +230,7 @@ class GameService:
         if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
             return replayed
         require_match(if_match, loaded.version)
-        move: str | game_pb2.Move = (
-            request.move
-            if request.move is not None
-            else game_pb2.Move(
-                kind=(
-                    game_pb2.MoveKind.Value("MOVE_KIND_" + request.kind.upper())
-                    if request.kind
-                    else game_pb2.MOVE_KIND_UNSPECIFIED
-                ),
-                source=request.source or "",
-                target=request.target or "",
-                count=request.count or 0,
-                columns=request.columns or (),
-            )
-        )
+        move = _engine_move(request)
         try:
             reply = await self.engine.apply_move(
                 game_pb2.SealedState.FromString(loaded.state), move

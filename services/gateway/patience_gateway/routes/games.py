@@ -18,7 +18,9 @@ from starlette.responses import Response
 
 from patience_gateway import models
 from patience_gateway.openapi import (
+    ENTITY_TAGS_PATTERN,
     ETAG_HEADER,
+    IDEMPOTENCY_KEY_SCHEMA,
     LOCATION_HEADER,
     REPLAYED_HEADER,
     TOKEN_SCHEME,
@@ -45,7 +47,7 @@ _IF_MATCH = {
     "description": 'Apply only if the game is at this version (its ETag, e.g. `"7"`); '
     "otherwise 412 `stale-version` and nothing changes. Without it a change still "
     "cannot overwrite a concurrent one: the loser gets 409 `concurrent-update`.",
-    "schema": {"type": "string", "example": '"7"'},
+    "schema": {"type": "string", "pattern": ENTITY_TAGS_PATTERN, "example": '"7"'},
 }
 _IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
@@ -55,15 +57,15 @@ _IDEMPOTENCY_KEY = {
     "same game gets the first answer again (same status, body and ETag) instead of "
     "applying twice; the same key with a different request is refused (422 "
     "`idempotency-key-reused`). A game keeps the answers of its latest 32 keyed "
-    "requests, for as long as the game.",
-    "schema": {"type": "string", "example": "5b0c3f9e-move-12"},
+    "requests, for as long as the game. Any other key: 400 `malformed-header`.",
+    "schema": IDEMPOTENCY_KEY_SCHEMA,
 }
 _IF_NONE_MATCH = {
     "name": "If-None-Match",
     "in": "header",
     "required": False,
     "description": "A version the client already holds: 304 if it is still current.",
-    "schema": {"type": "string", "example": '"7"'},
+    "schema": {"type": "string", "pattern": ENTITY_TAGS_PATTERN, "example": '"7"'},
 }
 
 
