@@ -15,9 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from patience_gateway.models import MoveRequest
+from patience_gateway.openapi import ENTITY_TAGS_SCHEMA
+from patience_gateway.preconditions import check_tags
 from patience_gateway.problems import KINDS, ProblemError
 from patience_gateway.service import check_idempotency_key
 from pydantic import ValidationError
@@ -204,3 +208,25 @@ def test_the_server_takes_exactly_the_idempotency_keys_the_schema_takes(
     except ProblemError:
         by_server = False
     assert by_schema == by_server
+
+
+TAGS_VALIDATOR = Draft202012Validator(ENTITY_TAGS_SCHEMA)
+# Headers made of the characters that matter to the grammar, and a few others.
+HEADER_TEXT = st.text(alphabet=' \t,*W/"0123456789aZ!#~\x7f\u00e9', max_size=24)
+
+
+@given(HEADER_TEXT)
+@example('"7"')
+@example('W/"7", "8"')
+@example(" , 7 ,,")
+@example('"a,b"')
+@example("*")
+@example("")
+@example('"' + "1" * 1030 + '"')
+def test_the_server_takes_exactly_the_entity_tags_the_schema_takes(header: str) -> None:
+    try:
+        check_tags(header, "If-Match")
+        by_server = True
+    except ProblemError:
+        by_server = False
+    assert TAGS_VALIDATOR.is_valid(header) == by_server

@@ -11,6 +11,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from patience_gateway.models import Problem
+from patience_gateway.preconditions import MAX_HEADER_CHARS
 from patience_gateway.problems import KINDS, PROBLEM_MEDIA_TYPE
 
 TOKEN_SCHEME = "gameToken"
@@ -27,8 +28,16 @@ SERVERS = [
     {"url": "/", "description": "The gateway that serves this document."},
     {"url": "http://127.0.0.1:8000", "description": "`make run` on this machine."},
 ]
-# RFC 9110 entity tags: `*`, or a comma-separated list of (possibly weak) quoted tags.
-ENTITY_TAGS_PATTERN = r'^(\*|(W/)?"[^"]*"(\s*,\s*(W/)?"[^"]*")*)$'
+# If-Match / If-None-Match as preconditions.parse_tags reads them: a comma-separated list
+# (blanks and empty elements allowed) of `*`, bare numbers and entity tags whose inside is
+# printable ASCII without `"` (nor `,`, which separates elements before tags are read).
+_TAG = r'\*|[0-9]+|(W/)?"[\x21\x23-\x2b\x2d-\x7e]*"'
+ENTITY_TAGS_SCHEMA = {
+    "type": "string",
+    "maxLength": MAX_HEADER_CHARS,
+    "pattern": rf"^[ \t,]*({_TAG})([ \t]*,[ \t,]*({_TAG}))*[ \t,]*$",
+    "example": '"7"',
+}
 # The gateway refuses other Idempotency-Keys with 400 malformed-header (service.py).
 IDEMPOTENCY_KEY_SCHEMA = {
     "type": "string",

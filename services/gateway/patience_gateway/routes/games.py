@@ -18,7 +18,7 @@ from starlette.responses import Response
 
 from patience_gateway import models
 from patience_gateway.openapi import (
-    ENTITY_TAGS_PATTERN,
+    ENTITY_TAGS_SCHEMA,
     ETAG_HEADER,
     IDEMPOTENCY_KEY_SCHEMA,
     LOCATION_HEADER,
@@ -47,7 +47,7 @@ _IF_MATCH = {
     "description": 'Apply only if the game is at this version (its ETag, e.g. `"7"`); '
     "otherwise 412 `stale-version` and nothing changes. Without it a change still "
     "cannot overwrite a concurrent one: the loser gets 409 `concurrent-update`.",
-    "schema": {"type": "string", "pattern": ENTITY_TAGS_PATTERN, "example": '"7"'},
+    "schema": ENTITY_TAGS_SCHEMA,
 }
 _IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
@@ -65,7 +65,7 @@ _IF_NONE_MATCH = {
     "in": "header",
     "required": False,
     "description": "A version the client already holds: 304 if it is still current.",
-    "schema": {"type": "string", "pattern": ENTITY_TAGS_PATTERN, "example": '"7"'},
+    "schema": ENTITY_TAGS_SCHEMA,
 }
 
 
