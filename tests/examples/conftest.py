@@ -1,8 +1,39 @@
-"""The services the examples play against: the gateway tests' real engine (sealing states,
-as deployed) on a free loopback port."""
+"""The service the examples play against: `patience serve`, as a user starts it with
+`make run`, on free loopback ports, with the suite's own Redis and a fixed seal key."""
 
 from __future__ import annotations
 
-from tests.gateway.conftest import engine
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
 
-__all__ = ["engine"]
+import pytest
+
+from tests.launcher.launcher_run import LauncherRun
+
+
+@dataclass(frozen=True)
+class Service:
+    rest: str  # base URL of the REST API, e.g. http://127.0.0.1:41234
+    grpc: str  # host:port of the engine
+
+
+@pytest.fixture(scope="session")
+def service(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    folder = tmp_path_factory.mktemp("service")
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "ENGINE_SEAL_KEY": "examples-seal-key",
+        "PATIENCE_DATA_DIR": str(folder),
+    }
+    run = LauncherRun(
+        ["serve", "--http-port", "0", "--grpc-port", "0", "--workers", "1"], folder, env=env
+    )
+    try:
+        run.wait_ready()
+        rest = run.banner_value("REST API").removesuffix("/v1")
+        yield Service(rest=rest, grpc=run.banner_value("gRPC"))
+        assert run.interrupt() == 0, run.output()
+    finally:
+        run.cleanup()

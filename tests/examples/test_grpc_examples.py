@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateway.engines import EngineThread
+from tests.examples.conftest import Service
 from tests.tools import REPO, node, node_tool, program
+
+# One `patience serve` for all the examples: on one worker.
+pytestmark = pytest.mark.xdist_group("examples")
 
 # La Belle Lucie, deal 7 (the README's tour).
 OPENING_MOVES = ["t10-t6", "t12-t8", "t13-t14", "t14-t2", "t16-f1", "t18-t17", "redeal"]
@@ -47,13 +50,13 @@ def check_steps(out: str, failed_precondition: str) -> None:
     }
 
 
-def test_python_grpc_client_plays_and_decodes_the_error(engine: EngineThread) -> None:
-    out = run([sys.executable, "examples/python-grpc/play.py", engine.target])
+def test_python_grpc_client_plays_and_decodes_the_error(service: Service) -> None:
+    out = run([sys.executable, "examples/python-grpc/play.py", service.grpc])
     check_steps(out, "FAILED_PRECONDITION")
 
 
-def test_node_grpc_client_plays_and_decodes_the_error(engine: EngineThread) -> None:
-    check_steps(run([node(), "examples/node-grpc/play.mjs", engine.target]), "FAILED_PRECONDITION")
+def test_node_grpc_client_plays_and_decodes_the_error(service: Service) -> None:
+    check_steps(run([node(), "examples/node-grpc/play.mjs", service.grpc]), "FAILED_PRECONDITION")
 
 
 # Debian's Go toolchain and gRPC packages (examples/go-grpc/build.sh names them). Not
@@ -63,18 +66,18 @@ GO_TOOLS = ("go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc")
 GO_PACKAGES = Path("/usr/share/gocode/src/google.golang.org")
 
 
-def test_go_grpc_client_plays_and_decodes_the_error(engine: EngineThread, tmp_path: Path) -> None:
+def test_go_grpc_client_plays_and_decodes_the_error(service: Service, tmp_path: Path) -> None:
     missing = [tool for tool in GO_TOOLS if shutil.which(tool) is None]
     if missing or not (GO_PACKAGES / "grpc").is_dir() or not (GO_PACKAGES / "genproto").is_dir():
         pytest.skip(f"the Go toolchain is not installed ({', '.join(missing) or 'packages'})")
     run(["bash", "examples/go-grpc/build.sh", str(tmp_path)])
-    check_steps(run([str(tmp_path / "play"), engine.target]), "FailedPrecondition")
+    check_steps(run([str(tmp_path / "play"), service.grpc]), "FailedPrecondition")
 
 
-def test_buf_curl_script_plays_over_reflection_v1(engine: EngineThread) -> None:
+def test_buf_curl_script_plays_over_reflection_v1(service: Service) -> None:
     env = {**os.environ, "BUF": node_tool("buf")}
     program("jq")
-    out = run(["bash", "examples/grpc-curl/play.sh", engine.target], env).splitlines()
+    out = run(["bash", "examples/grpc-curl/play.sh", service.grpc], env).splitlines()
     assert out[0].split() == [
         "services:",
         "grpc.health.v1.Health",
