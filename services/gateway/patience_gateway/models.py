@@ -239,7 +239,14 @@ class Game(BaseModel):
     options: list[str]
     status: GameStatus
     deal: str | None = Field(
-        description="Deal number; null while a random deal is hidden (until the game is over)."
+        description="Deal number; null while a random deal is hidden (until the game is "
+        "over, and shown from then on, also once the end is taken back: see `replayed`)."
+    )
+    replayed: bool = Field(
+        default=False,
+        description="True once the end of a random deal (won or stuck, when its number is "
+        "shown) was taken back with undo: the game goes on as an open one, its deal known, so "
+        "a score, streak or leaderboard can leave it out. False for every other game.",
     )
     piles: list[Pile]
     counters: Counters
@@ -280,6 +287,10 @@ class History(BaseModel):
     variant: str
     options: list[str]
     deal: str | None = Field(description="Deal number, or null while it is hidden.")
+    replayed: bool = Field(
+        default=False,
+        description="True once the end of a random deal was taken back (see Game.replayed).",
+    )
     moves: list[str] = Field(
         description="Every move in notation, including undone moves that can be redone."
     )

@@ -79,62 +79,66 @@ end
 _READ_PRELUDE = _PRELUDE + _UPGRADE + _RECORD + _META
 
 # ARGV: ttl_ms, idempotency key ('' for none).
-# Returns nil for an unknown game, else {state, version, token_sha256, record}.
+# Returns nil for an unknown game, else {state, version, token_sha256, record, open}
+# (`open`: the deal number of a game taken back after its random deal was shown).
 LOAD_STATE = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token'})
+local f = meta({'version', 'token', 'open'})
 if not f then return false end
 touch(ARGV[1])
-return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2])}
+return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2]), f[3]}
 """
 )
 
 # ARGV: ttl_ms, idempotency key. Undo goes to position p - 1: it needs the checkpoint
 # at or before it and the moves from there (fewer than K).
-# Returns nil, or {checkpoint_state, version, token_sha256, record, p, {moves...}}
-# (checkpoint_state false and no moves when p is 0).
+# Returns nil, or {checkpoint_state, version, token_sha256, record, p, {moves...},
+# {status, secret, deal, open}} (checkpoint_state false and no moves when p is 0).
 LOAD_FOR_UNDO = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token', 'every'})
+local f = meta({'version', 'token', 'every', 'status', 'secret', 'deal', 'open'})
 if not f then return false end
 touch(ARGV[1])
+local ends = {f[4], f[5], f[6], f[7]}
 local p = redis.call('LLEN', KEYS[3])
-if p == 0 then return {false, f[1], f[2], record(ARGV[2]), 0, {}} end
+if p == 0 then return {false, f[1], f[2], record(ARGV[2]), 0, {}, ends} end
 local every = tonumber(f[3])
 local target = p - 1
 local base = target - target % every
 local moves = {}
 if target > base then moves = redis.call('LRANGE', KEYS[3], base, target - 1) end
 local checkpoint = redis.call('LINDEX', KEYS[2], math.floor(base / every))
-return {checkpoint, f[1], f[2], record(ARGV[2]), p, moves}
+return {checkpoint, f[1], f[2], record(ARGV[2]), p, moves, ends}
 """
 )
 
 # ARGV: ttl_ms, idempotency key.
-# Returns nil, or {state, version, token_sha256, record, next_redo_move_or_nil}.
+# Returns nil, or {state, version, token_sha256, record, next_redo_move_or_nil, open}.
 LOAD_FOR_REDO = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token'})
+local f = meta({'version', 'token', 'open'})
 if not f then return false end
 touch(ARGV[1])
 return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2]),
-        redis.call('LINDEX', KEYS[4], 0)}
+        redis.call('LINDEX', KEYS[4], 0), f[3]}
 """
 )
 
 # ARGV: ttl_ms. Returns nil, or
-# {version, token_sha256, variant, options_json, deal, secret, status, {moves}, {redo}}.
+# {version, token_sha256, variant, options_json, deal, secret, status, {moves}, {redo},
+#  open}.
 LOAD_HISTORY = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token', 'variant', 'options', 'deal', 'secret', 'status'})
+local f = meta({'version', 'token', 'variant', 'options', 'deal', 'secret', 'status',
+                'open'})
 if not f then return false end
 touch(ARGV[1])
 return {f[1], f[2], f[3], f[4], f[5], f[6], f[7],
-        redis.call('LRANGE', KEYS[3], 0, -1), redis.call('LRANGE', KEYS[4], 0, -1)}
+        redis.call('LRANGE', KEYS[3], 0, -1), redis.call('LRANGE', KEYS[4], 0, -1), f[8]}
 """
 )
 
@@ -178,7 +182,8 @@ return {'ok'}
 # The compare-and-set writes. ARGV: [1] expected version, [2] new state,
 # [3] new status, [4] ttl_ms, [5] idempotency key ('' for none), [6] the answer to
 # store under it, [7] how many answers a game keeps (the oldest goes first),
-# [8] the move (moves only).
+# [8] the move ('' for undo and redo), [9], [10], ... more fields of the meta hash to
+# set, as field, value pairs (a random deal's number once it is shown, `open`).
 # Returns {'ok', new_version}, {'idem', record} (the key was used meanwhile),
 # {'gone'}, {'stale', version} or {'empty'} (nothing to undo / redo).
 _CAS_CHECK = (
@@ -207,6 +212,7 @@ end
 _CAS_COMMIT = """
 local nv = tostring(tonumber(v) + 1)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[3])
+if #ARGV > 8 then redis.call('HSET', KEYS[1], unpack(ARGV, 9)) end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[5], ARGV[6])
   if redis.call('RPUSH', KEYS[6], ARGV[5]) > tonumber(ARGV[7]) then

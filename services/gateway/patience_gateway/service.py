@@ -31,7 +31,7 @@ from patience_gateway.security import (
     new_token,
     token_digest,
 )
-from patience_gateway.store import GameStore, Loaded, StoredAnswer
+from patience_gateway.store import DealEnding, GameStore, Loaded, StoredAnswer
 
 log = logging.getLogger("patience_gateway")
 
@@ -75,6 +75,12 @@ def deal_text(deal: int | str | None) -> str | None:
     if not 0 <= deal <= MAX_DEAL:
         raise ProblemError("invalid-deal", f"deal {deal} is outside 0..10^20")
     return str(deal)
+
+
+def _ends_a_random_deal(ending: DealEnding | None) -> bool:
+    """Whether an undo from here takes back the end of a random deal, whose number the
+    engine showed when the game ended."""
+    return ending is not None and ending.deal_secret and ending.status in views.OVER
 
 
 def check_idempotency_key(key: str | None) -> str:
@@ -202,7 +208,8 @@ class GameService:
             view = await self.engine.player_view(game_pb2.SealedState.FromString(loaded.state))
         except EngineError as error:
             raise self._replay_problem(error) from None
-        return Reply(200, _json(views.game_json(game_id, loaded.version, view)), {"ETag": tag})
+        body = views.game_json(game_id, loaded.version, view, loaded.open_deal)
+        return Reply(200, _json(body), {"ETag": tag})
 
     async def legal_moves(self, game_id: str, token: str) -> Reply:
         self._known_id(game_id)
@@ -248,7 +255,7 @@ class GameService:
             if_match,
             key,
             print_,
-            views.move_result_json(game_id, loaded.version + 1, reply),
+            views.move_result_json(game_id, loaded.version + 1, reply, loaded.open_deal),
             move=reply.applied[-1].notation,
         )
         if result.status == 200 and "Idempotent-Replayed" not in result.headers:
@@ -275,8 +282,18 @@ class GameService:
             reply = await self._replay(game_pb2.SealedState.FromString(loaded.state), replay)
         except EngineError as error:
             raise self._replay_problem(error) from None
-        body = views.game_json(game_id, loaded.version + 1, reply.view)
-        return await self._commit("undo", game_id, loaded, reply, if_match, key, print_, body)
+        open_deal, meta = loaded.open_deal, None
+        if not open_deal and _ends_a_random_deal(loaded.ending):
+            # Taking back the end of a random deal: its number has been shown, so the
+            # player knows what comes next. The game stays an open one from now on:
+            # the view keeps the number and says the game is replayed.
+            assert loaded.ending is not None
+            open_deal = loaded.ending.deal or await self._shown_deal(game_id) or ""
+            meta = {"open": open_deal}
+        body = views.game_json(game_id, loaded.version + 1, reply.view, open_deal)
+        return await self._commit(
+            "undo", game_id, loaded, reply, if_match, key, print_, body, meta=meta
+        )
 
     async def _replay(self, state: game_pb2.SealedState, moves: list[str]) -> GameReply:
         """The state after `moves` from `state`: one engine call, or a few for a history
@@ -306,7 +323,7 @@ class GameService:
             )
         except EngineError as error:
             raise self._replay_problem(error) from None
-        body = views.move_result_json(game_id, loaded.version + 1, reply)
+        body = views.move_result_json(game_id, loaded.version + 1, reply, loaded.open_deal)
         return await self._commit("redo", game_id, loaded, reply, if_match, key, print_, body)
 
     async def _commit(
@@ -320,20 +337,28 @@ class GameService:
         print_: str,
         body: dict[str, Any],
         move: str = "",
+        meta: dict[str, str] | None = None,
     ) -> Reply:
-        """Write the change if the game is still at the version read; else explain why not."""
+        """Write the change if the game is still at the version read; else explain why not.
+        `meta`: fields of the game's meta hash to set with it."""
         payload = _json(body)
         new_tag = etag(loaded.version + 1)
         answer = StoredAnswer(print_, 200, new_tag, payload) if key else None
+        status = views.status_name(reply.view.status)
+        if status in views.OVER and reply.view.deal:
+            # The engine shows a random deal's number at its end: the store keeps it
+            # (the sealed state does not let it read it) for the history and for undo.
+            meta = {**(meta or {}), "deal": reply.view.deal}
         result = await self.store.commit(
             operation,
             game_id,
             expected_version=loaded.version,
             state=reply.state.SerializeToString(),
-            status=views.status_name(reply.view.status),
+            status=status,
             move=move,
             idempotency_key=key,
             answer=answer,
+            meta=meta,
         )
         if result.outcome == "ok":
             return Reply(200, payload, {"ETag": new_tag})
@@ -374,8 +399,9 @@ class GameService:
         if record is None:
             raise ProblemError("unknown-game", f"there is no game {game_id}")
         check_token(token, record.token_digest)
-        deal: str | None = record.deal or None
+        deal: str | None = record.open_deal or record.deal or None
         if record.deal_secret and deal is None and record.status in views.OVER:
+            # over before the store kept a shown deal number: the engine shows it
             deal = await self._shown_deal(game_id)
         body = {
             "id": game_id,
@@ -383,6 +409,7 @@ class GameService:
             "variant": record.variant,
             "options": json.loads(record.options_json),
             "deal": deal,
+            "replayed": bool(record.open_deal),
             "moves": record.moves + record.redo,
             "position": len(record.moves),
         }

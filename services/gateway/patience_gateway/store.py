@@ -8,6 +8,10 @@ a slot):
                               every    K: a checkpoint of the state every K moves
                               variant, options (JSON list), deal, secret ("1" when
                               the deal number was drawn at random), status, created
+                              deal     "" for a random deal until the engine shows
+                                       its number (at the game's end)
+                              open     the deal number, once a random deal's end was
+                                       taken back (undo): an open game from then on
     game:{<id>}:states list   sealed states (opaque bytes): the checkpoints at moves
                               0, K, 2K, ... and, last, the current state (see
                               `redis_scripts`); undo replays fewer than K moves
@@ -31,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, TypeVar
 
@@ -110,6 +114,20 @@ class Loaded:
     position: int = 0  # undo: the number of moves played (0: nothing to undo)
     moves: Sequence[bytes] = ()  # undo: the moves from the checkpoint to the target
     next_redo: bytes | None = None  # redo: the move to redo
+    # The deal number of a game that was taken back after its random deal was shown:
+    # it is an open game from then on ("" for every other game).
+    open_deal: str = ""
+    # undo: whether the game is over now, and what is known of its deal
+    ending: DealEnding | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealEnding:
+    """What undo needs to tell whether it takes back the end of a random deal."""
+
+    status: str
+    deal_secret: bool
+    deal: str  # "" for a random deal whose number was never shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +141,7 @@ class HistoryRecord:
     status: str
     moves: list[str]
     redo: list[str]
+    open_deal: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +151,10 @@ class CommitResult:
     outcome: str
     version: int = 0
     answer: StoredAnswer | None = None
+
+
+def _text(raw: bytes | None) -> str:
+    return "" if raw is None else raw.decode()
 
 
 def _answer(raw: Any) -> StoredAnswer | None:
@@ -256,14 +279,15 @@ class GameStore:
         reply = await self._run(self._load_state, game_id, [self._ttl_ms, idempotency_key.encode()])
         if reply is None:
             return None
-        state, version, token, answer = reply
-        return Loaded(state, int(version), token, _answer(answer))
+        state, version, token, answer, open_deal = reply
+        return Loaded(state, int(version), token, _answer(answer), open_deal=_text(open_deal))
 
     async def load_for_undo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_undo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
-        checkpoint, version, token, answer, position, moves = reply
+        checkpoint, version, token, answer, position, moves, ending = reply
+        status, secret, deal, open_deal = (_text(field) for field in ending)
         return Loaded(
             checkpoint or b"",
             int(version),
@@ -271,20 +295,29 @@ class GameStore:
             _answer(answer),
             position=int(position),
             moves=moves,
+            open_deal=open_deal,
+            ending=DealEnding(status, secret == "1", deal),
         )
 
     async def load_for_redo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_redo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
-        state, version, token, answer, next_redo = reply
-        return Loaded(state, int(version), token, _answer(answer), next_redo=next_redo)
+        state, version, token, answer, next_redo, open_deal = reply
+        return Loaded(
+            state,
+            int(version),
+            token,
+            _answer(answer),
+            next_redo=next_redo,
+            open_deal=_text(open_deal),
+        )
 
     async def load_history(self, game_id: str) -> HistoryRecord | None:
         reply = await self._run(self._load_history, game_id, [self._ttl_ms])
         if reply is None:
             return None
-        version, token, variant, options, deal, secret, status, moves, redo = reply
+        version, token, variant, options, deal, secret, status, moves, redo, open_deal = reply
         return HistoryRecord(
             version=int(version),
             token_digest=token,
@@ -295,6 +328,7 @@ class GameStore:
             status=status.decode(),
             moves=[m.decode() for m in moves],
             redo=[m.decode() for m in redo],
+            open_deal=_text(open_deal),
         )
 
     async def commit(
@@ -308,9 +342,11 @@ class GameStore:
         move: str = "",
         idempotency_key: str = "",
         answer: StoredAnswer | None = None,
+        meta: Mapping[str, str] | None = None,
     ) -> CommitResult:
         """Compare-and-set for `operation` (move, undo or redo): applied only if the
-        game is still at `expected_version`, together with the idempotency record."""
+        game is still at `expected_version`, together with the idempotency record and
+        the fields in `meta`, set in the game's meta hash (e.g. `deal`, `open`)."""
         args: list[bytes] = [
             str(expected_version).encode(),
             state,
@@ -320,8 +356,9 @@ class GameStore:
             answer.encode() if answer is not None else b"",
             self._max_answers,
         ]
-        if operation == "move":
-            args.append(move.encode())
+        args.append(move.encode())
+        for name, value in (meta or {}).items():
+            args += [name.encode(), value.encode()]
         written = await self._change(self._commits[operation], game_id, args)
         reply = written.reply
         outcome = reply[0].decode()

@@ -44,7 +44,12 @@ def moves_json(moves: Iterable[game_pb2.Move]) -> list[dict[str, Any]]:
     return [move_json(move) for move in moves]
 
 
-def game_json(game_id: str, version: int, view: game_pb2.PlayerView) -> dict[str, Any]:
+def game_json(
+    game_id: str, version: int, view: game_pb2.PlayerView, open_deal: str = ""
+) -> dict[str, Any]:
+    """The game's JSON. `open_deal`: the number of a random deal whose end was taken
+    back, which the view keeps showing from then on (the engine's view would hide it
+    again while the game is played)."""
     counters = view.counters
     return {
         "id": game_id,
@@ -52,7 +57,8 @@ def game_json(game_id: str, version: int, view: game_pb2.PlayerView) -> dict[str
         "variant": view.variant,
         "options": view.options[:],
         "status": _STATUS[view.status],
-        "deal": view.deal or None,
+        "deal": open_deal or view.deal or None,
+        "replayed": bool(open_deal),
         "piles": [
             {
                 "id": pile.id,
@@ -75,8 +81,10 @@ def game_json(game_id: str, version: int, view: game_pb2.PlayerView) -> dict[str
     }
 
 
-def move_result_json(game_id: str, version: int, reply: GameReply) -> dict[str, Any]:
-    body = game_json(game_id, version, reply.view)
+def move_result_json(
+    game_id: str, version: int, reply: GameReply, open_deal: str = ""
+) -> dict[str, Any]:
+    body = game_json(game_id, version, reply.view, open_deal)
     body["move"] = move_json(reply.applied[-1])
     body["events"] = [
         {
