@@ -23,8 +23,17 @@ HAVE_NPM := $(shell command -v npm 2>/dev/null)
 # The contract that `buf breaking` holds proto/ to: the protos of the last release.
 PROTO_BASELINE := proto/baseline.image.json
 
-.PHONY: run test check lint typecheck protos protos-check protos-lint protos-baseline node \
+.PHONY: help run test check lint typecheck protos protos-check protos-lint protos-baseline node \
 	go-toolchain bench clean
+.DEFAULT_GOAL := help
+
+# `make` alone, or `make help`: every target with the text after its `##`.
+help:  ## this list
+	@echo "make TARGET, where TARGET is one of:"
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' \
+		$(firstword $(MAKEFILE_LIST))
+	@echo "Variables: RUN_ARGS (make run RUN_ARGS='--http-port 8080'), PYTEST_ARGS," \
+		"PYTEST_WORKERS, PYTHON"
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is needed:" \
@@ -37,29 +46,29 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Redis (embedded unless REDIS_URL is set), engine and gateway on loopback; Ctrl-C stops all.
-run: $(STAMP)
+run: $(STAMP)  ## Redis, engine and gateway on this machine (RUN_ARGS: patience serve flags)
 	$(BIN)/patience serve $(RUN_ARGS)
 
 # Everything CI checks: generated code up to date, lint, format, types, then the tests.
-test: check
+test: check  ## what CI runs: check, then the whole test suite
 	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) \
 		|| status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make: pytest collected no tests: the suite is missing" >&2; fi; \
 	exit $$status
 
-check: protos-check protos-lint lint typecheck
+check: protos-check protos-lint lint typecheck  ## generated code, buf lint, ruff, mypy
 
-lint: $(STAMP)
+lint: $(STAMP)  ## ruff check and ruff format --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-typecheck: $(STAMP)
+typecheck: $(STAMP)  ## mypy
 	$(BIN)/mypy services examples
 
-protos: $(STAMP)
+protos: $(STAMP)  ## regenerate the code generated from proto/
 	$(BIN)/python scripts/gen_protos.py
 
-protos-check: $(STAMP)
+protos-check: $(STAMP)  ## check that the generated code matches proto/
 	$(BIN)/python scripts/gen_protos.py --check
 
 # npm ci: exactly the versions of package-lock.json (from npm's cache when it has them).
@@ -68,12 +77,12 @@ $(NODE_STAMP): package.json package-lock.json
 	npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 	touch $(NODE_STAMP)
 
-node: $(NODE_STAMP)
+node: $(NODE_STAMP)  ## install the Node tools (buf, the examples' clients)
 
 # buf lint (STANDARD) and buf breaking against the last release's protos. Without npm
 # they are skipped with a word, except in CI (CI=true), where a missing tool fails.
 ifeq ($(HAVE_NPM),)
-protos-lint:
+protos-lint:  ## buf lint and buf breaking (needs node and npm)
 	@if [ -n "$$CI" ]; then echo "make: node and npm are needed for buf lint (CI)" >&2; exit 1; fi
 	@echo "make: skipping buf lint and buf breaking: install node (20+) and npm to run them"
 else
@@ -86,7 +95,7 @@ endif
 # saying so, without them). As root with apt-get; .ci/run calls it.
 GO_DEBS := golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc golang-google-grpc-dev \
 	golang-google-genproto-dev golang-google-protobuf-dev golang-github-golang-protobuf-1-5-dev
-go-toolchain:
+go-toolchain:  ## install the Go example's toolchain (Debian packages, as root)
 	@if command -v go >/dev/null && command -v protoc-gen-go-grpc >/dev/null; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
 		echo "make: the Go example needs (as root): apt-get install $(GO_DEBS)"; exit 0; fi; \
@@ -95,11 +104,11 @@ go-toolchain:
 		|| echo "make: could not install the Go toolchain; the Go example's test will be skipped"
 
 # Run when a release is cut: from then on `buf breaking` holds proto/ to it.
-protos-baseline: $(NODE_STAMP)
+protos-baseline: $(NODE_STAMP)  ## record the protos that buf breaking holds proto/ to
 	$(NODE_BIN)/buf build --exclude-source-info -o $(PROTO_BASELINE)
 
-bench: $(STAMP)
+bench: $(STAMP)  ## the speed and load suite (bench/README.md)
 	$(BIN)/python -m bench
 
-clean:
+clean:  ## remove .venv, node_modules and the tools' caches (not the games in .patience/)
 	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

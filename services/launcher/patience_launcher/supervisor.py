@@ -1,20 +1,28 @@
-"""Starts services in order, waits for each to answer, watches them, and stops them in
-the reverse order: on Ctrl-C/SIGTERM/SIGHUP, or as soon as one of them dies."""
+"""Starts services in order, waits for each to answer, restarts one that dies, and stops
+them in the reverse order on Ctrl-C/SIGTERM/SIGHUP.
+
+A service that dies once it has answered is started again with the same command line
+(so on the same port, with the same data) after a short backoff, while the others keep
+running: the gateway answers 503 with Retry-After meanwhile and reconnects by itself.
+A service that keeps crashing (RestartPolicy: 5 crashes within 60 s) stops everything,
+exit status 1, as does a service that dies before it first answers (a port taken, bad
+settings: restarting would not help).
+"""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import signal
 import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO
 
 from patience_launcher.children import ChildProcess
-from patience_launcher.redis_server import EmbeddedRedis
 
 POLL_SECONDS = 0.1
 
@@ -24,24 +32,46 @@ class StopRequested(Exception):
 
 
 class ServiceFailed(Exception):
-    """A service did not start, or stopped on its own."""
+    """A service did not start, or keeps crashing."""
+
+
+@dataclass(frozen=True)
+class RestartPolicy:
+    """When a crashed service is started again, and when the launcher gives up."""
+
+    max_crashes: int = 5  # this many crashes ...
+    window_seconds: float = 60.0  # ... within this long: give up
+    first_delay: float = 0.5  # backoff before the first restart, doubled each time
+    max_delay: float = 8.0
+
+    def delay(self, recent_crashes: int) -> float:
+        """Seconds to wait before restarting after the n-th crash of the window."""
+        return min(self.max_delay, self.first_delay * 2.0 ** max(0, recent_crashes - 1))
 
 
 @dataclass
-class Managed:
-    """What the supervisor needs to know about one running service."""
+class Service:
+    """One supervised child and its restart bookkeeping."""
 
-    name: str
-    exit_code: Callable[[], int | None]
-    last_output: Callable[[], str]
-    stop: Callable[[], object]
-    kill: Callable[[], object]
+    child: ChildProcess
+    ready: Callable[[], bool]  # answers: the banner waits for it
+    back: Callable[[], bool]  # answers again after a restart (may ask less than `ready`)
+    startup_timeout: float
+    stop_timeout: float
+    crashes: collections.deque[float] = field(default_factory=collections.deque)
+    restart_at: float | None = None  # set while down: when to start it again
+    starting_since: float | None = None  # set while restarted and not answering yet
+
+    @property
+    def name(self) -> str:
+        return self.child.name
 
 
 class Supervisor:
-    def __init__(self, log: IO[str] | None = None) -> None:
+    def __init__(self, log: IO[str] | None = None, policy: RestartPolicy | None = None) -> None:
         self.log = log if log is not None else sys.stderr
-        self.running: list[Managed] = []
+        self.policy = policy or RestartPolicy()
+        self.running: list[Service] = []
         self.stop_requested = threading.Event()
         self._signals_seen = 0
 
@@ -58,40 +88,26 @@ class Supervisor:
         else:
             self.say("stopping now")
             for service in self.running:
-                service.kill()
+                service.child.kill()
 
     def say(self, message: str) -> None:
         with contextlib.suppress(OSError, ValueError):  # the terminal may be gone
             print(f"patience: {message}", file=self.log, flush=True)
 
     # starting --------------------------------------------------------------------------
-    def add_redis(self, redis: EmbeddedRedis) -> None:
-        """Registers an embedded Redis that `redis.start()` already brought up."""
-
-        def exit_code() -> int | None:
-            return None if redis.process is None else redis.process.poll()
-
-        def kill() -> None:
-            if redis.process is not None:
-                redis.process.kill()
-
-        self.running.append(Managed("redis", exit_code, redis.log_tail, redis.stop, kill))
-
     def add_child(
-        self, child: ChildProcess, ready: Callable[[], bool], timeout: float, stop_timeout: float
+        self,
+        child: ChildProcess,
+        ready: Callable[[], bool],
+        timeout: float,
+        stop_timeout: float,
+        back: Callable[[], bool] | None = None,
     ) -> None:
         """Starts `child` and returns once `ready()` is true; raises ServiceFailed if the
-        child exits first or `timeout` seconds pass, StopRequested on a signal."""
+        child exits first or `timeout` seconds pass, StopRequested on a signal. After a
+        restart, `back()` (default: `ready()`) tells when it answers again."""
         child.start()
-        self.running.append(
-            Managed(
-                child.name,
-                child.exit_code,
-                child.last_output,
-                lambda: child.stop(stop_timeout),
-                child.kill,
-            )
-        )
+        self.running.append(Service(child, ready, back or ready, timeout, stop_timeout))
         deadline = time.monotonic() + timeout
         while not ready():
             self.check_running()
@@ -101,27 +117,67 @@ class Supervisor:
                 raise ServiceFailed(f"the {child.name} did not answer within {timeout:g} s")
             self.stop_requested.wait(POLL_SECONDS)
 
-    # running ---------------------------------------------------------------------------
     def check_running(self) -> None:
-        """Raises ServiceFailed if any service has stopped on its own."""
+        """Raises ServiceFailed if any service has stopped (while starting up)."""
         for service in self.running:
-            code = service.exit_code()
+            code = service.child.exit_code()
             if code is not None:
-                raise ServiceFailed(describe_exit(service.name, code, service.last_output()))
+                raise ServiceFailed(describe_exit(service.name, code, service.child.last_output()))
 
+    # running ---------------------------------------------------------------------------
     def wait(self) -> None:
-        """Blocks until a signal (returns) or a service dies (raises ServiceFailed)."""
+        """Watches the services until a signal (returns); restarts those that die, and
+        raises ServiceFailed when one keeps crashing."""
         while not self.stop_requested.is_set():
-            self.check_running()
+            for service in self.running:
+                self._tend(service, time.monotonic())
             self.stop_requested.wait(POLL_SECONDS)
+
+    def _tend(self, service: Service, now: float) -> None:
+        if service.restart_at is not None:
+            if now >= service.restart_at:
+                service.restart_at = None
+                service.starting_since = now
+                service.child.start()
+            return
+        code = service.child.exit_code()
+        if code is not None:
+            # What the dead process left in its group (an engine's or a gateway's
+            # workers) goes first: nothing may keep serving beside the restarted one.
+            service.child.stop(service.stop_timeout)
+            self._crashed(service, describe_exit(service.name, code, service.child.last_output()))
+        elif service.starting_since is not None:
+            if service.back():
+                service.starting_since = None
+                self.say(f"the {service.name} is back")
+            elif now - service.starting_since > service.startup_timeout:
+                service.child.stop(service.stop_timeout)
+                why = f"the {service.name} did not answer within {service.startup_timeout:g} s"
+                self._crashed(service, why)
+
+    def _crashed(self, service: Service, why: str) -> None:
+        now = time.monotonic()
+        service.starting_since = None
+        service.crashes.append(now)
+        while service.crashes and now - service.crashes[0] > self.policy.window_seconds:
+            service.crashes.popleft()
+        recent = len(service.crashes)
+        if recent >= self.policy.max_crashes:
+            raise ServiceFailed(
+                f"{why}\nthe {service.name} crashed {recent} times within "
+                f"{self.policy.window_seconds:g} s: giving up"
+            )
+        delay = self.policy.delay(recent)
+        self.say(f"{why}\nrestarting the {service.name} in {delay:g} s")
+        service.restart_at = now + delay
 
     def stop_all(self) -> None:
         """Stops every service, the last started first."""
         while self.running:
             service = self.running.pop()
-            if service.exit_code() is None:
+            if service.child.exit_code() is None:
                 self.say(f"stopping the {service.name}")
-            service.stop()
+            service.child.stop(service.stop_timeout)
 
 
 def describe_exit(name: str, code: int, output: str) -> str:

@@ -1,0 +1,144 @@
+"""How the launcher starts each service as a supervised child: its command line, its
+environment, and the check that tells it answers."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+from patience_launcher import addresses, probes
+from patience_launcher.children import ChildProcess
+from patience_launcher.redis_server import AppendFsync, redis_argv
+from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor
+
+DEFAULT_HOST = "127.0.0.1"
+STOP_TIMEOUT_SECONDS = 10.0
+
+
+def service_argv(script: str, module: str) -> list[str]:
+    """The console script installed beside this Python, else `python -m module`
+    (never some other installation's script found on PATH)."""
+    beside = Path(sys.executable).parent / script
+    return [str(beside)] if beside.is_file() else [sys.executable, "-m", module]
+
+
+def child_env(**overrides: str) -> dict[str, str]:
+    """This process's environment (with PATIENCE_DATA_DIR, set by the launcher) for a
+    child, plus `overrides`."""
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"  # logs reach the terminal as they happen
+    env.update(overrides)
+    return env
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for printing."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+
+
+def use_redis_url(supervisor: Supervisor, url: str, timeout: float) -> None:
+    """Waits until the Redis the user named answers PING."""
+    supervisor.say(f"using the Redis at {redact(url)}")
+    if "ENGINE_SEAL_KEY" not in os.environ:
+        supervisor.say(
+            "ENGINE_SEAL_KEY is not set: this run seals states with a key of its own, so "
+            "games kept in that Redis will not be playable after a restart; set "
+            "ENGINE_SEAL_KEY to keep them"
+        )
+    deadline = time.monotonic() + timeout
+    while not probes.redis_pong(url):
+        if supervisor.stop_requested.is_set():
+            raise StopRequested
+        if time.monotonic() > deadline:
+            raise ServiceFailed(f"the Redis at {redact(url)} did not answer within {timeout:g} s")
+        supervisor.stop_requested.wait(0.1)
+
+
+def start_redis(
+    supervisor: Supervisor,
+    folder: Path,
+    timeout: float,
+    *,
+    host: str = DEFAULT_HOST,
+    port: int = 0,
+    appendonly: bool = True,
+    appendfsync: AppendFsync = "everysec",
+) -> str:
+    """Starts a redis-server with its data in `folder` (absolute, existing); returns
+    its URL. Its log goes to the terminal, so a failure shows Redis's own words."""
+    port = port or addresses.free_port(host)
+    argv = redis_argv(host, port, folder, appendonly=appendonly, appendfsync=appendfsync)
+    url = f"redis://{addresses.host_port(host, port)}/0"
+    supervisor.say(f"starting Redis on {addresses.host_port(host, port)}, data in {folder}")
+    child = ChildProcess("redis", argv, child_env())
+    supervisor.add_child(child, lambda: probes.redis_pong(url), timeout, STOP_TIMEOUT_SECONDS)
+    return url
+
+
+def start_engine(supervisor: Supervisor, host: str, port: int, workers: int, timeout: float) -> str:
+    """Starts the engine on host:port; returns the address a local client dials."""
+    env = child_env(
+        ENGINE_LISTEN=addresses.host_port(host, port),
+        ENGINE_WORKERS=str(workers),
+    )
+    if "ENGINE_SEAL_KEY" not in os.environ:
+        # Sealed states by default; the key lives as long as this run (set
+        # ENGINE_SEAL_KEY to keep states valid across restarts, or empty to disable).
+        # A restarted engine keeps this environment, so it keeps the key.
+        env["ENGINE_SEAL_KEY"] = secrets.token_hex(32)
+    target = addresses.host_port(addresses.reachable_host(host), port)
+    child = ChildProcess("engine", service_argv("patience-engine", "patience_engine"), env)
+    supervisor.say(f"starting the engine on {env['ENGINE_LISTEN']} ({workers} workers)")
+    supervisor.add_child(child, lambda: probes.grpc_serving(target), timeout, STOP_TIMEOUT_SECONDS)
+    return target
+
+
+def start_gateway(
+    supervisor: Supervisor,
+    host: str,
+    port: int,
+    workers: int,
+    redis_url: str,
+    engine_addr: str,
+    timeout: float,
+) -> str:
+    """Starts the gateway on host:port; returns its base URL for local clients."""
+    base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
+    env = child_env(
+        REDIS_URL=redis_url,
+        ENGINE_ADDR=engine_addr,
+        GATEWAY_HOST=host,
+        GATEWAY_PORT=str(port),
+        GATEWAY_WORKERS=str(workers),
+        CORS_ORIGINS=page_origins(base, port, os.environ.get("CORS_ORIGINS", "")),
+    )
+    child = ChildProcess("gateway", service_argv("patience-gateway", "patience_gateway"), env)
+    supervisor.say(f"starting the gateway on {addresses.host_port(host, port)} ({workers} workers)")
+    supervisor.add_child(
+        child,
+        # The banner waits until the whole stack answers through the gateway; after a
+        # restart, the gateway is back once it answers at all (it reports Redis or the
+        # engine being down with 503s of its own).
+        lambda: probes.http_ok(f"{base}/readyz"),
+        timeout,
+        STOP_TIMEOUT_SECONDS,
+        back=lambda: probes.http_ok(f"{base}/livez"),
+    )
+    return base
+
+
+def page_origins(base: str, port: int, configured: str) -> str:
+    """CORS_ORIGINS for the gateway: its own web client's origin (under the loopback
+    name too), then whatever origins were configured."""
+    own = [base]
+    if base == f"http://127.0.0.1:{port}":
+        own.append(f"http://localhost:{port}")
+    return ",".join([*own, configured]) if configured.strip() else ",".join(own)
