@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
+from concurrent import futures
 
 import grpc
 import pytest
@@ -84,6 +85,37 @@ async def test_no_server_is_engine_unavailable(closed_port: int) -> None:
         assert sync_client.health() is False
         with pytest.raises(EngineUnavailable):
             sync_client.get_variant("usk")
+
+
+class CancelsEverything(grpc.GenericRpcHandler):
+    """A server that cancels every call, as a stopping engine does with queued ones."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
+        def cancel(request: bytes, context: grpc.ServicerContext) -> bytes:
+            self.calls += 1
+            context.abort(grpc.StatusCode.CANCELLED, "server stopping")
+
+        return grpc.unary_unary_rpc_method_handler(cancel)
+
+
+def test_a_call_the_server_cancels_is_retried_then_engine_unavailable() -> None:
+    handler = CancelsEverything()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[handler])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with (
+            SyncEngineClient(f"127.0.0.1:{port}", timeout=10) as client,
+            pytest.raises(EngineUnavailable) as caught,
+        ):
+            client.list_variants()
+    finally:
+        server.stop(None)
+    assert caught.value.code == grpc.StatusCode.CANCELLED
+    assert handler.calls == 3  # the first try and the retries of the channel's policy
 
 
 def test_sync_client_errors_carry_reason_and_metadata(sync_client: SyncEngineClient) -> None:

@@ -47,6 +47,8 @@ def test_gateway_balances_over_every_engine_and_waits_for_health(
     assert environment["ENGINE_ADDR"] == "dns:///engine:50051"
     assert environment["REDIS_URL"] == "redis://redis:6379/0"
     assert environment["GATEWAY_HOST"] == "0.0.0.0"
+    # as many processes as asked for, else the gateway's own default (the cores)
+    assert environment["GATEWAY_WORKERS"] == "${GATEWAY_WORKERS:-}"
     assert gateway["depends_on"] == {
         "redis": {"condition": "service_healthy"},
         "engine": {"condition": "service_healthy"},

@@ -99,6 +99,6 @@ def test_flags_then_variables_override_the_split() -> None:
 
 def test_restarts_back_off_and_give_up_after_five_crashes_in_a_minute() -> None:
     policy = RestartPolicy()
-    assert [policy.delay(n) for n in range(1, 5)] == [0.5, 1.0, 2.0, 4.0]
+    assert [policy.delay(n) for n in range(1, 5)] == [0.2, 0.4, 0.8, 1.6]
     assert policy.delay(9) == policy.max_delay == 8.0
     assert (policy.max_crashes, policy.window_seconds) == (5, 60.0)

@@ -14,10 +14,6 @@ from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, serve_args
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
-# States are sealed with the key the engine is given; the same key must open them after
-# a restart.
-SEAL_KEY = "ab" * 32
-
 
 def start(folder: Path, logs: str, ports: tuple[int, int], env: dict[str, str]) -> LauncherRun:
     (folder / logs).mkdir()
@@ -27,8 +23,7 @@ def start(folder: Path, logs: str, ports: tuple[int, int], env: dict[str, str]) 
 def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
     tmp_path: Path, ports: tuple[int, int]
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
-    env["ENGINE_SEAL_KEY"] = SEAL_KEY
+    env = {k: v for k, v in os.environ.items() if k not in (*OWN_SETTINGS, "ENGINE_SEAL_KEY")}
     first = start(tmp_path, "first", ports, env)
     try:
         first.wait_ready()
@@ -51,6 +46,9 @@ def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
                 assert moved.status_code == 200, moved.text
                 version, moves = moved.json()["version"], moved.json()["legal_moves"]
             before = http.get(f"/v1/games/{game['id']}/history", headers=auth).json()
+        key_file = tmp_path / ".patience" / "engine-seal.key"
+        assert (key_file.stat().st_mode & 0o777) == 0o600
+        key = key_file.read_text()
 
         second = start(tmp_path, "second", (0, 0), env)
         try:
@@ -76,5 +74,6 @@ def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
             )
             assert moved.status_code == 200, moved.text
         assert again.interrupt() == 0, again.output()
+        assert key_file.read_text() == key, "the same key opens the same games"
     finally:
         again.cleanup()

@@ -122,7 +122,7 @@ def test_a_killed_engine_is_started_again_on_its_port(
 
     serve.wait_until(lambda: "the engine is back" in serve.stderr)
     assert "the engine was killed by SIGKILL" in serve.stderr
-    assert "restarting the engine in 0.5 s" in serve.stderr
+    assert "restarting the engine in 0.2 s" in serve.stderr
     second = serve.service("engine")
     assert second is not None and second.pid != first.pid
     with SyncEngineClient(f"127.0.0.1:{grpc_port}") as engine:

@@ -13,7 +13,8 @@ google.rpc.ErrorInfo reason, see docs/errors.md; when gRPC itself failed the cal
 and there is no ErrorInfo, the status code's name, e.g. "RESOURCE_EXHAUSTED"),
 `message` and `metadata`. `timeout` is each call's deadline in seconds (zero or
 less: already passed). A server that cannot be reached, or a deadline that
-passes, gives `EngineUnavailable` (code UNAVAILABLE or DEADLINE_EXCEEDED).
+passes, or a server that cancels the call as it stops, gives `EngineUnavailable` (code
+UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED).
 
 The channel balances calls over every address the target resolves to
 (`round_robin`), so `dns:///engine:50051` spreads over all replicas, and retries a
@@ -74,7 +75,8 @@ _SERVICE_CONFIG = json.dumps(
                     "initialBackoff": "0.05s",
                     "maxBackoff": "0.5s",
                     "backoffMultiplier": 2,
-                    "retryableStatusCodes": ["UNAVAILABLE"],
+                    # CANCELLED: a server that stops cancels the calls it had queued.
+                    "retryableStatusCodes": ["UNAVAILABLE", "CANCELLED"],
                 },
             }
         ],
@@ -85,6 +87,10 @@ CHANNEL_OPTIONS: tuple[tuple[str, str | int], ...] = (
     ("grpc.lb_policy_name", "round_robin"),
     ("grpc.service_config", _SERVICE_CONFIG),
     ("grpc.enable_retries", 1),
+    # An engine that was down (restarted by its supervisor) is dialled again within a
+    # second, not after gRPC's default backoff, which grows to two minutes.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
 )
 # Channels to the same target otherwise share their connections (gRPC's global
 # subchannel pool), and a pool of channels would still be one TCP connection.
@@ -94,7 +100,11 @@ POOLED_CHANNEL_OPTIONS = (*CHANNEL_OPTIONS, ("grpc.use_local_subchannel_pool", 1
 # means a deadline already passed, so it is sent as one firmly in the past.
 _PAST_TIMEOUT = -1.0
 
-_UNAVAILABLE_CODES = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+# This client never cancels a call it still waits for, so a CANCELLED status comes from
+# the server's side: an engine process stopping (restarted, scaled down) with calls queued.
+_UNAVAILABLE_CODES = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
+)
 
 
 class EngineError(Exception):

@@ -20,11 +20,18 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from patience_launcher import addresses
-from patience_launcher.data_folder import DATA_DIR_VARIABLE, FolderInUse, RunData, prepare
+from patience_launcher.data_folder import (
+    DATA_DIR_VARIABLE,
+    FolderInUse,
+    RunData,
+    kept_seal_key,
+    prepare,
+)
 from patience_launcher.redis_server import TEMP_PREFIX, resolve_folder
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
 from patience_launcher.services import (
     DEFAULT_HOST,
+    plural,
     redact,
     start_engine,
     start_gateway,
@@ -57,10 +64,6 @@ def split_listen(listen: str) -> tuple[str, int]:
     if not host or not port.isdigit():
         raise UsageError(f"expected host:port, got {listen!r}")
     return addresses.unbracket(host), int(port)
-
-
-def plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def positive_from_env(name: str) -> int:
@@ -119,6 +122,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     def start() -> list[str]:
         given = os.environ.get("REDIS_URL")
+        seal_key = None  # a key of this run
         if given:
             use_redis_url(supervisor, given, timeout)
             redis_url, redis_note = given, "from REDIS_URL"
@@ -126,7 +130,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             folder = prepare(run_data.path / "redis")
             redis_url = start_redis(supervisor, folder, timeout, appendfsync=args.appendfsync)
             redis_note = f"embedded, append-only file {FSYNC_NOTES[args.appendfsync]}"
-        engine = start_engine(supervisor, args.host, grpc_port, workers.engine, timeout)
+            seal_key = kept_seal_key(run_data.path)  # kept with the games it opens
+        engine = start_engine(supervisor, args.host, grpc_port, workers.engine, timeout, seal_key)
         rest = start_gateway(
             supervisor, args.host, http_port, workers.gateway, redis_url, engine, timeout
         )

@@ -35,6 +35,10 @@ def child_env(**overrides: str) -> dict[str, str]:
     return env
 
 
+def plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def redact(url: str) -> str:
     """The URL without its password, for printing."""
     parts = urllib.parse.urlsplit(url)
@@ -83,20 +87,26 @@ def start_redis(
     return url
 
 
-def start_engine(supervisor: Supervisor, host: str, port: int, workers: int, timeout: float) -> str:
-    """Starts the engine on host:port; returns the address a local client dials."""
+def start_engine(
+    supervisor: Supervisor,
+    host: str,
+    port: int,
+    workers: int,
+    timeout: float,
+    seal_key: str | None = None,
+) -> str:
+    """Starts the engine on host:port; returns the address a local client dials.
+    Unless ENGINE_SEAL_KEY is set, states are sealed with `seal_key`, else with a key
+    of this run (a restarted engine keeps this environment, so it keeps the key)."""
     env = child_env(
         ENGINE_LISTEN=addresses.host_port(host, port),
         ENGINE_WORKERS=str(workers),
     )
     if "ENGINE_SEAL_KEY" not in os.environ:
-        # Sealed states by default; the key lives as long as this run (set
-        # ENGINE_SEAL_KEY to keep states valid across restarts, or empty to disable).
-        # A restarted engine keeps this environment, so it keeps the key.
-        env["ENGINE_SEAL_KEY"] = secrets.token_hex(32)
+        env["ENGINE_SEAL_KEY"] = seal_key or secrets.token_hex(32)
     target = addresses.host_port(addresses.reachable_host(host), port)
     child = ChildProcess("engine", service_argv("patience-engine", "patience_engine"), env)
-    supervisor.say(f"starting the engine on {env['ENGINE_LISTEN']} ({workers} workers)")
+    supervisor.say(f"starting the engine on {env['ENGINE_LISTEN']} ({plural(workers, 'worker')})")
     supervisor.add_child(child, lambda: probes.grpc_serving(target), timeout, STOP_TIMEOUT_SECONDS)
     return target
 
@@ -121,7 +131,8 @@ def start_gateway(
         CORS_ORIGINS=page_origins(base, port, os.environ.get("CORS_ORIGINS", "")),
     )
     child = ChildProcess("gateway", service_argv("patience-gateway", "patience_gateway"), env)
-    supervisor.say(f"starting the gateway on {addresses.host_port(host, port)} ({workers} workers)")
+    listen = addresses.host_port(host, port)
+    supervisor.say(f"starting the gateway on {listen} ({plural(workers, 'worker')})")
     supervisor.add_child(
         child,
         # The banner waits until the whole stack answers through the gateway; after a

@@ -41,7 +41,7 @@ class RestartPolicy:
 
     max_crashes: int = 5  # this many crashes ...
     window_seconds: float = 60.0  # ... within this long: give up
-    first_delay: float = 0.5  # backoff before the first restart, doubled each time
+    first_delay: float = 0.2  # backoff before the first restart, doubled each time
     max_delay: float = 8.0
 
     def delay(self, recent_crashes: int) -> float:
