@@ -71,12 +71,12 @@ def test_folders_of_owners_that_were_killed_are_swept_and_live_ones_kept(tmp_pat
     assert not live.path.exists()
 
 
-def test_a_folder_without_a_lock_is_left_while_it_may_be_being_made(tmp_path: Path) -> None:
-    fresh = tmp_path / "demo-fresh"
-    fresh.mkdir()
+def test_a_folder_without_a_lock_file_is_not_ours_to_remove(tmp_path: Path) -> None:
+    other = tmp_path / "demo-of-another-program"
+    other.mkdir()
+    os.utime(other, (0, 0))
     assert sweep_abandoned("demo-", tmp_path) == []
-    os.utime(fresh, (0, 0))  # made long ago and never locked: abandoned
-    assert sweep_abandoned("demo-", tmp_path) == [fresh]
+    assert other.is_dir()
 
 
 @pytest.mark.parametrize(

@@ -14,13 +14,9 @@ import fcntl
 import os
 import shutil
 import tempfile
-import time
 from pathlib import Path
 
 LOCK_NAME = ".owner.lock"
-# A folder younger than this without its lock file may be one that its owner has just
-# made and not yet locked: left alone.
-NEWBORN_SECONDS = 60.0
 
 
 def lock_exclusively(path: Path) -> int | None:
@@ -79,9 +75,9 @@ def _abandoned(folder: Path) -> bool:
     if folder.is_symlink() or not folder.is_dir():
         return False
     lock = folder / LOCK_NAME
+    if not lock.exists():
+        return False  # not made here (another program's, or one still being made)
     try:
-        if not lock.exists():  # from an older version, or not yet locked by its owner
-            return time.time() - folder.stat().st_mtime > NEWBORN_SECONDS
         fd = lock_exclusively(lock)
     except OSError:
         return False  # not ours to judge (another user's, or unreadable)
