@@ -14,6 +14,7 @@ Redis last, exit status 0. Exit status 1 when a service cannot start or keeps cr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -28,9 +29,10 @@ from patience_launcher.data_folder import (
     prepare,
 )
 from patience_launcher.redis_server import TEMP_PREFIX, resolve_folder
-from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
+from patience_launcher.scratch import temp_dir_for
 from patience_launcher.services import (
     DEFAULT_HOST,
+    METRICS_PREFIX,
     plural,
     redact,
     start_engine,
@@ -117,6 +119,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     run_data = claim_data_folder(args)
+    stack = contextlib.ExitStack()  # what this run made, removed when it ends
+    stack.callback(run_data.release)
     supervisor = Supervisor()
     timeout = args.startup_timeout
 
@@ -133,7 +137,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
             seal_key = kept_seal_key(run_data.path)  # kept with the games it opens
         engine = start_engine(supervisor, args.host, grpc_port, workers.engine, timeout, seal_key)
         rest = start_gateway(
-            supervisor, args.host, http_port, workers.gateway, redis_url, engine, timeout
+            supervisor,
+            args.host,
+            http_port,
+            workers.gateway,
+            redis_url,
+            engine,
+            timeout,
+            stack.enter_context(temp_dir_for(METRICS_PREFIX)),
         )
         data_note = "temporary, deleted on exit" if run_data.ephemeral else "kept across runs"
         return [
@@ -146,10 +157,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "A service that stops is started again; Ctrl-C stops them all.",
         ]
 
-    try:
+    with stack:
         return run_services(supervisor, start)
-    finally:
-        run_data.release()
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
@@ -178,10 +187,12 @@ def cmd_gateway(args: argparse.Namespace) -> int:
     port = choose_port(host, port, "--http-port")
     workers = args.gateway_workers or positive_from_env("GATEWAY_WORKERS")
     supervisor = Supervisor()
+    stack = contextlib.ExitStack()
 
     def start() -> list[str]:
+        metrics = stack.enter_context(temp_dir_for(METRICS_PREFIX))
         rest = start_gateway(
-            supervisor, host, port, workers, redis_url, engine_addr, args.startup_timeout
+            supervisor, host, port, workers, redis_url, engine_addr, args.startup_timeout, metrics
         )
         return [
             f"patience gateway is ready: REST {rest}/v1, docs {rest}/docs"
@@ -190,21 +201,20 @@ def cmd_gateway(args: argparse.Namespace) -> int:
             "Press Ctrl-C to stop.",
         ]
 
-    return run_services(supervisor, start)
+    with stack:
+        return run_services(supervisor, start)
 
 
 def cmd_redis(args: argparse.Namespace) -> int:
     port = choose_port(args.host, args.port, "--port")
-    scratch: OwnedTempDir | None = None
+    stack = contextlib.ExitStack()
     if args.dir:
         try:
             folder = resolve_folder(args.dir)
         except OSError as error:
             raise UsageError(f"cannot use --dir {args.dir}: {error}") from None
     else:
-        sweep_abandoned(TEMP_PREFIX)
-        scratch = OwnedTempDir(TEMP_PREFIX)
-        folder = scratch.path
+        folder = stack.enter_context(temp_dir_for(TEMP_PREFIX))
     supervisor = Supervisor()
 
     def start() -> list[str]:
@@ -216,14 +226,11 @@ def cmd_redis(args: argparse.Namespace) -> int:
             port=port,
             appendonly=args.appendonly,
         )
-        kept = "deleted on exit" if scratch is not None else "kept"
+        kept = "kept" if args.dir else "deleted on exit"
         return [f"patience redis is ready: {url}  (data in {folder}, {kept})"]
 
-    try:
+    with stack:
         return run_services(supervisor, start)
-    finally:
-        if scratch is not None:
-            scratch.cleanup()
 
 
 # the command line -------------------------------------------------------------------------

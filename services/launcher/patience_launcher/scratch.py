@@ -14,6 +14,7 @@ import fcntl
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 LOCK_NAME = ".owner.lock"
@@ -85,3 +86,15 @@ def _abandoned(folder: Path) -> bool:
         return False  # its owner is alive
     os.close(fd)
     return True
+
+
+@contextlib.contextmanager
+def temp_dir_for(prefix: str) -> Iterator[Path]:
+    """A temporary folder PREFIX... for the duration of the block, made after removing
+    the ones of its kind that owners killed outright left behind."""
+    sweep_abandoned(prefix)
+    folder = OwnedTempDir(prefix)
+    try:
+        yield folder.path
+    finally:
+        folder.cleanup()

@@ -17,6 +17,11 @@ from patience_launcher.supervisor import ServiceFailed, StopRequested, Superviso
 
 DEFAULT_HOST = "127.0.0.1"
 STOP_TIMEOUT_SECONDS = 10.0
+# The gateway's workers keep their metrics in files there (prometheus_client's
+# multiprocess mode). The launcher gives it a folder of its own, so that one left by a
+# gateway that was killed is removed with the launcher's other temporary folders.
+METRICS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+METRICS_PREFIX = "patience-metrics-"
 
 
 def service_argv(script: str, module: str) -> list[str]:
@@ -119,10 +124,14 @@ def start_gateway(
     redis_url: str,
     engine_addr: str,
     timeout: float,
+    metrics_dir: Path,
 ) -> str:
-    """Starts the gateway on host:port; returns its base URL for local clients."""
+    """Starts the gateway on host:port, its metrics files in `metrics_dir` (unless
+    PROMETHEUS_MULTIPROC_DIR names a folder); returns its base URL for local clients."""
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
+    metrics = {} if os.environ.get(METRICS_VARIABLE) else {METRICS_VARIABLE: str(metrics_dir)}
     env = child_env(
+        **metrics,
         REDIS_URL=redis_url,
         ENGINE_ADDR=engine_addr,
         GATEWAY_HOST=host,
