@@ -106,8 +106,9 @@ def test_every_acknowledged_move_survives_kill_9_of_each_process(stack: Launcher
         refused = answer.startswith("connection") and phase.startswith("gateway")
         assert answer in ALLOWED or refused, summary
     assert stack.process.poll() is None, stack.output()  # the launcher never gave up
-    for service in ("redis", "engine", "gateway"):
-        assert f"restarting the {service}" in stack.stderr
+    for service in ("redis", "engine", "gateway"):  # each once: the shortest backoff
+        assert f"the {service} was killed by SIGKILL" in stack.stderr
+        assert f"restarting the {service} in 0.2 s" in stack.stderr
     assert lost_moves(base, outcomes) == [], summary
     assert probes.http_ok(f"{base}/readyz")
     assert stack.interrupt() == 0, stack.output()

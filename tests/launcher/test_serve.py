@@ -111,28 +111,6 @@ def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
     assert probes.redis_pong(redis_url), "the launcher stopped a Redis it did not start"
 
 
-def test_a_killed_engine_is_started_again_on_its_port(
-    serve: LauncherRun, ports: tuple[int, int]
-) -> None:
-    http_port, grpc_port = ports
-    serve.wait_ready()
-    first = serve.service("engine")
-    assert first is not None
-    os.killpg(first.pid, signal.SIGKILL)  # the engine and its workers, all at once
-
-    serve.wait_until(lambda: "the engine is back" in serve.stderr)
-    assert "the engine was killed by SIGKILL" in serve.stderr
-    assert "restarting the engine in 0.2 s" in serve.stderr
-    second = serve.service("engine")
-    assert second is not None and second.pid != first.pid
-    with SyncEngineClient(f"127.0.0.1:{grpc_port}") as engine:
-        assert len(engine.list_variants()) == 9
-    serve.wait_until(lambda: probes.http_ok(f"http://127.0.0.1:{http_port}/readyz"))
-    tree = descendants(serve.process.pid)
-    assert serve.interrupt() == 0, serve.output()
-    assert [proc for proc in tree if still_running(proc)] == []
-
-
 def test_a_service_that_keeps_crashing_stops_everything_with_status_1(
     serve: LauncherRun, ports: tuple[int, int]
 ) -> None:
