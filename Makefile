@@ -24,7 +24,7 @@ HAVE_NPM := $(shell command -v npm 2>/dev/null)
 PROTO_BASELINE := proto/baseline.image.json
 
 .PHONY: help run test check lint typecheck protos protos-check protos-lint protos-baseline node \
-	go-toolchain bench clean
+	go-toolchain bench clean browser
 .DEFAULT_GOAL := help
 
 # `make` alone, or `make help`: every target with the text after its `##`.
@@ -50,7 +50,7 @@ run: $(STAMP)  ## Redis, engine and gateway on this machine (RUN_ARGS: patience 
 	$(BIN)/patience serve $(RUN_ARGS)
 
 # Everything CI checks: generated code up to date, lint, format, types, then the tests.
-test: check  ## what CI runs: check, then the whole test suite
+test: check browser  ## what CI runs: check, then the whole test suite (browser: Chromium)
 	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) \
 		|| status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make: pytest collected no tests: the suite is missing" >&2; fi; \
@@ -59,6 +59,22 @@ test: check  ## what CI runs: check, then the whole test suite
 check: protos-check protos-lint lint typecheck  ## generated code, buf lint, ruff, mypy
 
 lint: $(STAMP)  ## ruff check and ruff format --check
+# The browser tests (tests/web) drive Debian's Chromium through Playwright, which cannot
+# download a browser of its own here. Installed when missing and this runs as root with
+# apt-get (as CI does); elsewhere the tests say what is missing and are skipped (on CI,
+# CI=true, they fail instead).
+browser:  ## Chromium for the browser tests (apt-get, when root)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Chromium for the browser tests (apt-get install chromium)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      chromium fonts-dejavu-core >/dev/null; \
+	  else \
+	    echo "make: no chromium on PATH: the browser tests will be skipped" \
+	      "(install Debian's chromium package to run them)" >&2; \
+	  fi; }
+
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 

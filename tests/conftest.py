@@ -17,6 +17,8 @@ from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
 SCRATCH_PREFIX = "patience-tests-"
 _scratch_key = pytest.StashKey[OwnedTempDir]()
 
+from tests.gateway.engines import EngineThread
+
 
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[EmbeddedRedis]:
@@ -41,6 +43,16 @@ def redis_cluster() -> Iterator[EmbeddedRedisCluster]:
     (`xdist_group("redis-cluster")`), so a run starts one."""
     with EmbeddedRedisCluster(primaries=3, replicas=1) as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def engine() -> Iterator[EngineThread]:
+    """A real engine server (in a thread of its own) for the gateway and browser tests."""
+    engine = EngineThread().start()
+    try:
+        yield engine
+    finally:
+        engine.stop()
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -9,7 +9,7 @@ the suite's Redis Cluster (3 primaries, 3 replicas), with the same assertions. T
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
@@ -36,15 +36,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 def store_kind(request: pytest.FixtureRequest) -> str:
     """Which Redis keeps the games: NODE, or CLUSTER where a module asks for both."""
     return str(getattr(request, "param", NODE))
-
-
-@pytest.fixture(scope="session")
-def engine() -> Iterator[EngineThread]:
-    engine = EngineThread().start()
-    try:
-        yield engine
-    finally:
-        engine.stop()
 
 
 @pytest.fixture(scope="session")

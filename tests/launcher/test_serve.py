@@ -51,6 +51,7 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     grpc_target = f"127.0.0.1:{grpc_port}"
     assert serve.banner_value("REST API") == f"{rest}/v1"
     assert serve.banner_value("REST docs") == f"{rest}/docs"
+    assert serve.banner_value("Play") == f"{rest}/play/"
     assert serve.banner_value("gRPC") == grpc_target
     assert "(1 gateway worker)" in serve.stdout and "(1 engine worker)" in serve.stdout
     data = Path(serve.banner_value("Data"))

@@ -24,6 +24,7 @@ from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_prob
 from patience_gateway.fast_moves import MoveFastPath
 from patience_gateway.limits import BodySizeLimit
 from patience_gateway.metrics import Metrics, MetricsMiddleware
+from patience_gateway.pages import DOCS_HEADERS, DOCS_PAGES, PLAY_PATH, WithHeaders, web_client
 from patience_gateway.problems import ProblemError, problem_response
 from patience_gateway.redis_client import open_redis, replica_wait
 from patience_gateway.routes import games, operations, variants
@@ -107,10 +108,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(games.router)  # first: the router tries routes in order
     app.include_router(variants.router)
     app.include_router(operations.router)
+    app.mount(PLAY_PATH, web_client(), name="play")
     _install_error_handlers(app, settings, metrics)
     # innermost first: the move fast path sees a body already held to the size limit,
     # and what it hands on meets the media-type and duplicate-key checks
     app.add_middleware(JsonBodies, on_problem=metrics.problem)
+    app.add_middleware(WithHeaders, headers=DOCS_HEADERS, paths=DOCS_PAGES)
     app.add_middleware(MoveFastPath, gateway=app)
     app.add_middleware(
         BodySizeLimit,

@@ -151,6 +151,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "patience is ready:",
             f"  REST API   {rest}/v1  ({plural(workers.gateway, 'gateway worker')})",
             f"  REST docs  {rest}/docs",
+            f"  Play       {rest}/play/",
             f"  gRPC       {engine}  ({plural(workers.engine, 'engine worker')})",
             f"  Redis      {redact(redis_url)}  ({redis_note})",
             f"  Data       {run_data.path}  ({data_note})",
@@ -195,7 +196,7 @@ def cmd_gateway(args: argparse.Namespace) -> int:
             supervisor, host, port, workers, redis_url, engine_addr, args.startup_timeout, metrics
         )
         return [
-            f"patience gateway is ready: REST {rest}/v1, docs {rest}/docs"
+            f"patience gateway is ready: REST {rest}/v1, docs {rest}/docs, play {rest}/play/"
             f"  ({plural(workers, 'worker')})",
             f"  engine {engine_addr}, Redis {redact(redis_url)}",
             "Press Ctrl-C to stop.",

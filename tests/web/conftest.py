@@ -1,0 +1,90 @@
+"""Browser fixtures: Debian's Chromium driven headless by Playwright, against a real
+gateway process (with the suite's Redis and engine) serving the web client at /play.
+
+Playwright cannot download its own browser here, so it is pointed at the system's
+Chromium (`make test` installs the `chromium` package when it runs as root). Where
+there is none the tests are skipped with the reason, except on CI (CI=true), where a
+missing browser fails them: they must never be skipped silently there."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, sync_playwright
+
+from bench.procs import gateway_process
+from tests.gateway.engines import EngineThread
+from tests.web.play_page import Tabs
+
+# As Debian's Chromium is known to run here as root and without a network: no sandbox
+# (root), and none of the background connections a closed network refuses.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_executable() -> str | None:
+    return (
+        os.environ.get("CHROMIUM")
+        or shutil.which("chromium")
+        or shutil.which("chromium-browser")
+        or shutil.which("google-chrome")
+    )
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    path = chromium_executable()
+    if path is None:
+        reason = (
+            "no Chromium on this machine: the browser tests need Debian's `chromium` "
+            "package (`make test` installs it when run as root; else apt-get install chromium)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: str) -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="session")
+def site(redis_url: str, engine: EngineThread) -> Iterator[str]:
+    """A gateway process (`python -m patience_gateway`) serving /play; its base URL.
+    Whatever went wrong in it must not have ended in a traceback."""
+    with gateway_process(redis_url=redis_url, engine_target=engine.target) as server:
+        yield server.base_url
+        assert "Traceback" not in server.output(), server.output()
+
+
+@pytest.fixture
+def tabs(browser: Browser, site: str) -> Iterator[Tabs]:
+    """Browser tabs on the site, in one fresh browser context; at the end, none of them
+    may have logged an error to its console or thrown one."""
+    # Without the cards' glide: a click waits for its target to stand still, and the
+    # games below would spend most of their time waiting (test_play_animation has it on).
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
+    opened = Tabs(context, site)
+    try:
+        yield opened
+        opened.assert_no_errors()
+    finally:
+        context.close()

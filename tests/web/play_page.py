@@ -1,0 +1,176 @@
+"""Driving the web client at /play as a person does: pick a game, press cards and piles,
+drag cards, use the keyboard, read what the page says."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.sync_api import BrowserContext, ConsoleMessage, Locator, Page, Position, expect
+
+TIMEOUT_MS = 10_000
+# A card lower in a column or fan is covered by the next one except at its top left
+# corner, which is where a person presses it.
+CORNER: Position = {"x": 5, "y": 5}
+TRANSFER = re.compile(r"^([a-z]+\d*)-([a-z]+\d*)(?:/(\d+))?$")
+
+
+@dataclass(frozen=True)
+class Transfer:
+    source: str
+    target: str
+    count: int
+
+
+def transfer(notation: str) -> Transfer | None:
+    match = TRANSFER.match(notation)
+    if match is None:
+        return None
+    return Transfer(match[1], match[2], int(match[3] or 1))
+
+
+# What Chromium logs, as a console error, for every answer with an error status: the
+# page cannot prevent it, so a test says which refusals it provokes on purpose.
+REFUSED = re.compile(r"Failed to load resource: the server responded with a status of (\d+)")
+
+
+class Tabs:
+    """The tabs of one browser context, each watched for console errors."""
+
+    def __init__(self, context: BrowserContext, site: str) -> None:
+        self.context = context
+        self.site = site
+        self.errors: list[str] = []
+        self.refusals: list[int] = []
+        self.expected_refusals: set[int] = set()
+
+    def expect_refusals(self, *statuses: int) -> None:
+        """Answers with these statuses are what the test provokes, not errors."""
+        self.expected_refusals.update(statuses)
+
+    def open(self, address: str = "") -> PlayPage:
+        page = self.context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+
+        def on_console(message: ConsoleMessage) -> None:
+            if message.type != "error":
+                return
+            refused = REFUSED.search(message.text)
+            if refused:
+                self.refusals.append(int(refused[1]))
+            if not refused or int(refused[1]) not in self.expected_refusals:
+                self.errors.append(f"{page.url}: {message.text}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+        page.goto(f"{self.site}/play/{address}")
+        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        return PlayPage(page)
+
+    def assert_no_errors(self) -> None:
+        assert self.errors == [], self.errors
+
+
+class PlayPage:
+    def __init__(self, page: Page) -> None:
+        self.page = page
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def table(self) -> Locator:
+        return self.page.locator("#table")
+
+    def version(self) -> int:
+        return int(self.table.get_attribute("data-version") or 0)
+
+    def view(self) -> dict[str, Any]:
+        """The view the page holds (as the server last sent it)."""
+        view: dict[str, Any] = self.page.evaluate("window.patience.view")
+        return view
+
+    def address(self) -> str:
+        """The game's address after the '#', to open it elsewhere."""
+        return "#" + self.page.evaluate("location.hash").lstrip("#")
+
+    def pile(self, pile: str) -> Locator:
+        return self.page.locator(f'#table .pile[data-pile="{pile}"]')
+
+    def cards(self, pile: str) -> list[str]:
+        return [
+            code
+            for code in self.pile(pile)
+            .locator(".card[data-card]")
+            .evaluate_all("nodes => nodes.map(n => n.dataset.card)")
+        ]
+
+    def card(self, pile: str, index: int) -> Locator:
+        return self.pile(pile).locator(f'.card[data-index="{index}"]')
+
+    def message(self) -> Locator:
+        return self.page.locator("#message")
+
+    def wait_version(self, version: int) -> None:
+        """Until the table shows `version` and no request is under way (checked at every
+        frame: `expect` would poll at 100 ms and more, longer than a move takes)."""
+        self.page.wait_for_function(
+            "v => document.getElementById('table').dataset.version === v"
+            " && document.body.dataset.busy !== 'true'",
+            arg=str(version),
+            polling="raf",
+        )
+
+    # ------------------------------------------------------------------ games
+
+    def new_game(self, variant: str, deal: int | str | None) -> None:
+        self.page.select_option("#variant", variant)
+        self.page.fill("#deal", "" if deal is None else str(deal))
+        self.page.click("#start")
+        expect(self.table).to_have_attribute("data-variant", variant)
+        self.wait_version(1)
+
+    # ------------------------------------------------------------------ moves
+
+    def source_card(self, move: Transfer) -> Locator:
+        """The card to press to pick up `move`'s cards: the lowest of them."""
+        return self.pile(move.source).locator(".card").nth(-move.count)
+
+    def click_move(self, notation: str) -> None:
+        """Plays a move the way a person clicks it, and waits for the new version."""
+        before = self.version()
+        move = transfer(notation)
+        if move is None:
+            self.press_button(notation)
+        else:
+            self.source_card(move).click(position=CORNER)
+            self.pile(move.target).click(position=CORNER)
+        self.wait_version(before + 1)
+
+    def drag_move(self, notation: str) -> None:
+        """Plays a transfer by dragging its cards onto the target pile."""
+        before = self.version()
+        move = transfer(notation)
+        assert move is not None, notation
+        self.source_card(move).drag_to(
+            self.pile(move.target), source_position=CORNER, target_position=CORNER
+        )
+        self.wait_version(before + 1)
+
+    def press_button(self, notation: str) -> None:
+        if notation == "deal":
+            self.page.click("#deal-card")
+        elif notation == "redeal":
+            self.page.click("#redeal")
+        else:
+            self.page.click(f'button.withdraw[data-move="{notation}"]')
+
+    def undo(self) -> None:
+        before = self.version()
+        self.page.click("#undo")
+        self.wait_version(before + 1)
+
+    def redo(self) -> None:
+        before = self.version()
+        self.page.click("#redo")
+        self.wait_version(before + 1)
