@@ -176,8 +176,9 @@ def test_the_documentation_pages_work_with_nothing_else_reachable(tabs: Tabs, si
     tabs.context.route("**/*", only_the_gateway)
     page = tabs.context.new_page()
     page.goto(f"{site}/docs")
-    expect(page.locator(".opblock").first).to_be_visible()
+    # both pages lay out the whole OpenAPI document in the browser: slow on a busy machine
+    expect(page.locator(".opblock").first).to_be_visible(timeout=30_000)
     assert page.locator(".opblock").count() >= 10
     page.goto(f"{site}/redoc")
-    expect(page.get_by_role("heading", name="Make a move")).to_be_visible()
+    expect(page.get_by_role("heading", name="Make a move")).to_be_visible(timeout=30_000)
     assert elsewhere == []
