@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import BrowserContext, ConsoleMessage, Locator, Page, Position, expect
 
-TIMEOUT_MS = 10_000
+TIMEOUT_MS = 20_000
 # A card lower in a column or fan is covered by the next one except at its top left
 # corner, which is where a person presses it.
 CORNER: Position = {"x": 5, "y": 5}
@@ -136,15 +136,38 @@ class PlayPage:
         """The card to press to pick up `move`'s cards: the lowest of them."""
         return self.pile(move.source).locator(".card").nth(-move.count)
 
+    def points(self, move: Transfer) -> tuple[tuple[float, float], tuple[float, float]]:
+        """Where a person presses to pick `move`'s cards up (the corner of the lowest of
+        them) and to put them down (the corner of the target pile), on the screen as
+        it is now; scrolled into view first when the target is off screen."""
+        found: list[list[float]] = self.page.evaluate(
+            """([source, count, target, dx, dy]) => {
+                const cards = document.querySelectorAll(
+                    `#table .pile[data-pile="${source}"] .card`);
+                const card = cards[cards.length - count];
+                const pile = document.querySelector(`#table .pile[data-pile="${target}"]`);
+                card.scrollIntoView({block: "nearest"});
+                pile.scrollIntoView({block: "nearest"});
+                const a = card.getBoundingClientRect(), b = pile.getBoundingClientRect();
+                return [[a.left + dx, a.top + dy], [b.left + dx, b.top + dy]];
+            }""",
+            [move.source, move.count, move.target, CORNER["x"], CORNER["y"]],
+        )
+        (sx, sy), (tx, ty) = found
+        return (sx, sy), (tx, ty)
+
     def click_move(self, notation: str) -> None:
-        """Plays a move the way a person clicks it, and waits for the new version."""
+        """Plays a move the way a person clicks it (the card, then the pile), and waits
+        for the new version. The mouse is moved and pressed through the browser's input
+        pipeline; the places come from the page as it is, as a person's eyes would."""
         before = self.version()
         move = transfer(notation)
         if move is None:
             self.press_button(notation)
         else:
-            self.source_card(move).click(position=CORNER)
-            self.pile(move.target).click(position=CORNER)
+            source, target = self.points(move)
+            self.page.mouse.click(*source)
+            self.page.mouse.click(*target)
         self.wait_version(before + 1)
 
     def drag_move(self, notation: str) -> None:
@@ -152,9 +175,13 @@ class PlayPage:
         before = self.version()
         move = transfer(notation)
         assert move is not None, notation
-        self.source_card(move).drag_to(
-            self.pile(move.target), source_position=CORNER, target_position=CORNER
-        )
+        (sx, sy), (tx, ty) = self.points(move)
+        mouse = self.page.mouse
+        mouse.move(sx, sy)
+        mouse.down()
+        mouse.move((sx + tx) / 2, (sy + ty) / 2)
+        mouse.move(tx, ty)
+        mouse.up()
         self.wait_version(before + 1)
 
     def press_button(self, notation: str) -> None:
