@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, sync_playwright
 
 from bench.procs import gateway_process
 from tests.gateway.engines import EngineThread
-from tests.web.play_page import Tabs
+from tests.web.play_page import Tabs, browsing
 
 # As Debian's Chromium is known to run here as root and without a network: no sandbox
 # (root), and none of the background connections a closed network refuses.
@@ -77,14 +77,10 @@ def site(redis_url: str, engine: EngineThread) -> Iterator[str]:
 
 @pytest.fixture
 def tabs(browser: Browser, site: str) -> Iterator[Tabs]:
-    """Browser tabs on the site, in one fresh browser context; at the end, none of them
-    may have logged an error to its console or thrown one."""
-    # Without the cards' glide: a click waits for its target to stand still, and the
-    # games below would spend most of their time waiting (test_play_animation has it on).
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, reduced_motion="reduce")
-    opened = Tabs(context, site)
-    try:
+    """Browser tabs on the site, at a desktop's size. Without the cards' glide: a click
+    waits for its target to stand still, and the games would spend most of their time
+    waiting (test_play_access has a test with it on)."""
+    with browsing(
+        browser, site, viewport={"width": 1280, "height": 900}, reduced_motion="reduce"
+    ) as opened:
         yield opened
-        opened.assert_no_errors()
-    finally:
-        context.close()

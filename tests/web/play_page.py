@@ -4,10 +4,20 @@ drag cards, use the keyboard, read what the page says."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from playwright.sync_api import BrowserContext, ConsoleMessage, Locator, Page, Position, expect
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Locator,
+    Page,
+    Position,
+    expect,
+)
 
 TIMEOUT_MS = 20_000
 # A card lower in a column or fan is covered by the next one except at its top left
@@ -70,6 +80,19 @@ class Tabs:
 
     def assert_no_errors(self) -> None:
         assert self.errors == [], self.errors
+
+
+@contextmanager
+def browsing(browser: Browser, site: str, **options: Any) -> Iterator[Tabs]:
+    """Tabs on the site in a fresh browser context made with `options` (viewport, touch,
+    motion); when the block ends, none of them may have logged an error or thrown one."""
+    context = browser.new_context(**options)
+    tabs = Tabs(context, site)
+    try:
+        yield tabs
+        tabs.assert_no_errors()
+    finally:
+        context.close()
 
 
 class PlayPage:

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Browser, Page, Route, expect
 
 from tests.gateway.helpers import load_wins
-from tests.web.play_page import CORNER, PlayPage, Tabs, transfer
+from tests.web.play_page import CORNER, PlayPage, Tabs, browsing, transfer
 
 pytestmark = pytest.mark.xdist_group("browser")
 
@@ -19,27 +19,17 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.fixture
 def phone(browser: Browser, site: str) -> Iterator[Tabs]:
-    context = browser.new_context(
-        viewport=PHONE, is_mobile=True, has_touch=True, reduced_motion="reduce"
-    )
-    tabs = Tabs(context, site)
-    try:
+    with browsing(
+        browser, site, viewport=PHONE, is_mobile=True, has_touch=True, reduced_motion="reduce"
+    ) as tabs:
         yield tabs
-        tabs.assert_no_errors()
-    finally:
-        context.close()
 
 
 @pytest.fixture
 def moving(browser: Browser, site: str) -> Iterator[Tabs]:
     """Tabs that show the cards' animations (as a person's browser does by default)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    tabs = Tabs(context, site)
-    try:
+    with browsing(browser, site, viewport={"width": 1280, "height": 900}) as tabs:
         yield tabs
-        tabs.assert_no_errors()
-    finally:
-        context.close()
 
 
 def fits_the_width(page: Page) -> None:
