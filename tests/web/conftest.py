@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from playwright.sync_api import Browser, sync_playwright
+from playwright.async_api import Browser, async_playwright
 
 from bench.procs import gateway_process
 from tests.gateway.engines import EngineThread
@@ -57,13 +57,13 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="session")
-def browser(chromium: str) -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
+async def browser(chromium: str) -> AsyncIterator[Browser]:
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS)
         try:
             yield browser
         finally:
-            browser.close()
+            await browser.close()
 
 
 @pytest.fixture(scope="session")
@@ -76,11 +76,11 @@ def site(redis_url: str, engine: EngineThread) -> Iterator[str]:
 
 
 @pytest.fixture
-def tabs(browser: Browser, site: str) -> Iterator[Tabs]:
+async def tabs(browser: Browser, site: str) -> AsyncIterator[Tabs]:
     """Browser tabs on the site, at a desktop's size. Without the cards' glide: a click
     waits for its target to stand still, and the games would spend most of their time
     waiting (test_play_access has a test with it on)."""
-    with browsing(
+    async with browsing(
         browser, site, viewport={"width": 1280, "height": 900}, reduced_motion="reduce"
     ) as opened:
         yield opened

@@ -1,15 +1,18 @@
 """Driving the web client at /play as a person does: pick a game, press cards and piles,
-drag cards, use the keyboard, read what the page says."""
+drag cards, use the keyboard, read what the page says.
+
+Playwright's async API, on the suite's one event loop (its sync API would keep a loop
+of its own running in the test thread, which the suite's async tests then cannot use)."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from playwright.sync_api import (
+from playwright.async_api import (
     Browser,
     BrowserContext,
     ConsoleMessage,
@@ -24,6 +27,9 @@ TIMEOUT_MS = 20_000
 # corner, which is where a person presses it.
 CORNER: Position = {"x": 5, "y": 5}
 TRANSFER = re.compile(r"^([a-z]+\d*)-([a-z]+\d*)(?:/(\d+))?$")
+# What Chromium logs, as a console error, for every answer with an error status: the
+# page cannot prevent it, so a test says which refusals it provokes on purpose.
+REFUSED = re.compile(r"Failed to load resource: the server responded with a status of (\d+)")
 
 
 @dataclass(frozen=True)
@@ -40,11 +46,6 @@ def transfer(notation: str) -> Transfer | None:
     return Transfer(match[1], match[2], int(match[3] or 1))
 
 
-# What Chromium logs, as a console error, for every answer with an error status: the
-# page cannot prevent it, so a test says which refusals it provokes on purpose.
-REFUSED = re.compile(r"Failed to load resource: the server responded with a status of (\d+)")
-
-
 class Tabs:
     """The tabs of one browser context, each watched for console errors."""
 
@@ -59,8 +60,8 @@ class Tabs:
         """Answers with these statuses are what the test provokes, not errors."""
         self.expected_refusals.update(statuses)
 
-    def open(self, address: str = "") -> PlayPage:
-        page = self.context.new_page()
+    async def open(self, address: str = "") -> PlayPage:
+        page = await self.context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
 
         def on_console(message: ConsoleMessage) -> None:
@@ -74,25 +75,25 @@ class Tabs:
 
         page.on("console", on_console)
         page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
-        page.goto(f"{self.site}/play/{address}")
-        expect(page.locator("body")).to_have_attribute("data-ready", "true")
+        await page.goto(f"{self.site}/play/{address}")
+        await expect(page.locator("body")).to_have_attribute("data-ready", "true")
         return PlayPage(page)
 
     def assert_no_errors(self) -> None:
         assert self.errors == [], self.errors
 
 
-@contextmanager
-def browsing(browser: Browser, site: str, **options: Any) -> Iterator[Tabs]:
+@asynccontextmanager
+async def browsing(browser: Browser, site: str, **options: Any) -> AsyncIterator[Tabs]:
     """Tabs on the site in a fresh browser context made with `options` (viewport, touch,
     motion); when the block ends, none of them may have logged an error or thrown one."""
-    context = browser.new_context(**options)
+    context = await browser.new_context(**options)
     tabs = Tabs(context, site)
     try:
         yield tabs
         tabs.assert_no_errors()
     finally:
-        context.close()
+        await context.close()
 
 
 class PlayPage:
@@ -105,39 +106,46 @@ class PlayPage:
     def table(self) -> Locator:
         return self.page.locator("#table")
 
-    def version(self) -> int:
-        return int(self.table.get_attribute("data-version") or 0)
+    async def version(self) -> int:
+        return int(await self.table.get_attribute("data-version") or 0)
 
-    def view(self) -> dict[str, Any]:
+    async def view(self) -> dict[str, Any]:
         """The view the page holds (as the server last sent it)."""
-        view: dict[str, Any] = self.page.evaluate("window.patience.view")
+        view: dict[str, Any] = await self.page.evaluate("window.patience.view")
         return view
 
-    def address(self) -> str:
+    async def address(self) -> str:
         """The game's address after the '#', to open it elsewhere."""
-        return "#" + self.page.evaluate("location.hash").lstrip("#")
+        fragment: str = await self.page.evaluate("location.hash")
+        return "#" + fragment.lstrip("#")
 
     def pile(self, pile: str) -> Locator:
         return self.page.locator(f'#table .pile[data-pile="{pile}"]')
 
-    def cards(self, pile: str) -> list[str]:
-        return [
-            code
-            for code in self.pile(pile)
+    async def cards(self, pile: str) -> list[str]:
+        codes: list[str] = (
+            await self.pile(pile)
             .locator(".card[data-card]")
             .evaluate_all("nodes => nodes.map(n => n.dataset.card)")
-        ]
+        )
+        return codes
 
-    def card(self, pile: str, index: int) -> Locator:
-        return self.pile(pile).locator(f'.card[data-index="{index}"]')
+    async def all_cards(self) -> dict[str, list[str]]:
+        """Every pile's cards as the page shows them."""
+        shown: dict[str, list[str]] = await self.page.evaluate(
+            """() => Object.fromEntries([...document.querySelectorAll('#table .pile')].map(
+                p => [p.dataset.pile, [...p.querySelectorAll('.card[data-card]')].map(
+                    c => c.dataset.card)]))"""
+        )
+        return shown
 
     def message(self) -> Locator:
         return self.page.locator("#message")
 
-    def wait_version(self, version: int) -> None:
+    async def wait_version(self, version: int) -> None:
         """Until the table shows `version` and no request is under way (checked at every
         frame: `expect` would poll at 100 ms and more, longer than a move takes)."""
-        self.page.wait_for_function(
+        await self.page.wait_for_function(
             "v => document.getElementById('table').dataset.version === v"
             " && document.body.dataset.busy !== 'true'",
             arg=str(version),
@@ -146,12 +154,12 @@ class PlayPage:
 
     # ------------------------------------------------------------------ games
 
-    def new_game(self, variant: str, deal: int | str | None) -> None:
-        self.page.select_option("#variant", variant)
-        self.page.fill("#deal", "" if deal is None else str(deal))
-        self.page.click("#start")
-        expect(self.table).to_have_attribute("data-variant", variant)
-        self.wait_version(1)
+    async def new_game(self, variant: str, deal: int | str | None) -> None:
+        await self.page.select_option("#variant", variant)
+        await self.page.fill("#deal", "" if deal is None else str(deal))
+        await self.page.click("#start")
+        await expect(self.table).to_have_attribute("data-variant", variant)
+        await self.wait_version(1)
 
     # ------------------------------------------------------------------ moves
 
@@ -159,11 +167,11 @@ class PlayPage:
         """The card to press to pick up `move`'s cards: the lowest of them."""
         return self.pile(move.source).locator(".card").nth(-move.count)
 
-    def points(self, move: Transfer) -> tuple[tuple[float, float], tuple[float, float]]:
+    async def points(self, move: Transfer) -> tuple[tuple[float, float], tuple[float, float]]:
         """Where a person presses to pick `move`'s cards up (the corner of the lowest of
         them) and to put them down (the corner of the target pile), on the screen as
-        it is now; scrolled into view first when the target is off screen."""
-        found: list[list[float]] = self.page.evaluate(
+        it is now; scrolled into view first when off screen."""
+        found: list[list[float]] = await self.page.evaluate(
             """([source, count, target, dx, dy]) => {
                 const cards = document.querySelectorAll(
                     `#table .pile[data-pile="${source}"] .card`);
@@ -179,48 +187,48 @@ class PlayPage:
         (sx, sy), (tx, ty) = found
         return (sx, sy), (tx, ty)
 
-    def click_move(self, notation: str) -> None:
+    async def click_move(self, notation: str) -> None:
         """Plays a move the way a person clicks it (the card, then the pile), and waits
         for the new version. The mouse is moved and pressed through the browser's input
         pipeline; the places come from the page as it is, as a person's eyes would."""
-        before = self.version()
+        before = await self.version()
         move = transfer(notation)
         if move is None:
-            self.press_button(notation)
+            await self.press_button(notation)
         else:
-            source, target = self.points(move)
-            self.page.mouse.click(*source)
-            self.page.mouse.click(*target)
-        self.wait_version(before + 1)
+            source, target = await self.points(move)
+            await self.page.mouse.click(*source)
+            await self.page.mouse.click(*target)
+        await self.wait_version(before + 1)
 
-    def drag_move(self, notation: str) -> None:
+    async def drag_move(self, notation: str) -> None:
         """Plays a transfer by dragging its cards onto the target pile."""
-        before = self.version()
+        before = await self.version()
         move = transfer(notation)
         assert move is not None, notation
-        (sx, sy), (tx, ty) = self.points(move)
+        (sx, sy), (tx, ty) = await self.points(move)
         mouse = self.page.mouse
-        mouse.move(sx, sy)
-        mouse.down()
-        mouse.move((sx + tx) / 2, (sy + ty) / 2)
-        mouse.move(tx, ty)
-        mouse.up()
-        self.wait_version(before + 1)
+        await mouse.move(sx, sy)
+        await mouse.down()
+        await mouse.move((sx + tx) / 2, (sy + ty) / 2)
+        await mouse.move(tx, ty)
+        await mouse.up()
+        await self.wait_version(before + 1)
 
-    def press_button(self, notation: str) -> None:
+    async def press_button(self, notation: str) -> None:
         if notation == "deal":
-            self.page.click("#deal-card")
+            await self.page.click("#deal-card")
         elif notation == "redeal":
-            self.page.click("#redeal")
+            await self.page.click("#redeal")
         else:
-            self.page.click(f'button.withdraw[data-move="{notation}"]')
+            await self.page.click(f'button.withdraw[data-move="{notation}"]')
 
-    def undo(self) -> None:
-        before = self.version()
-        self.page.click("#undo")
-        self.wait_version(before + 1)
+    async def undo(self) -> None:
+        before = await self.version()
+        await self.page.click("#undo")
+        await self.wait_version(before + 1)
 
-    def redo(self) -> None:
-        before = self.version()
-        self.page.click("#redo")
-        self.wait_version(before + 1)
+    async def redo(self) -> None:
+        before = await self.version()
+        await self.page.click("#redo")
+        await self.wait_version(before + 1)
