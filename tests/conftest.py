@@ -11,13 +11,13 @@ from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
 
+from tests.gateway.engines import EngineThread
+
 # Every temporary file of a test run (pytest's tmp_path, the Redis folders, what the
 # launchers under test make) lives in one folder, removed when the run ends, or by the
 # next run if this one was killed outright.
 SCRATCH_PREFIX = "patience-tests-"
 _scratch_key = pytest.StashKey[OwnedTempDir]()
-
-from tests.gateway.engines import EngineThread
 
 
 @pytest.fixture(scope="session")
