@@ -133,7 +133,8 @@ _KINDS = (
         "idempotency-key-reused",
         422,
         "Idempotency key reused",
-        "This Idempotency-Key was already used on this game for a different request.",
+        "This Idempotency-Key was already used on this game for a different request "
+        "(on a create: for a different create, or more than 24 hours ago).",
     ),
     ProblemKind("internal", 500, "Internal error", "The gateway failed; the error is logged."),
     ProblemKind(

@@ -152,16 +152,31 @@ return 1
 """
 )
 
-# ARGV: ttl_ms, the state as dealt, then field, value, field, value ... of the
-# game's metadata hash (version and every among them).
-# Returns 1, or 0 when the id is taken (a 144-bit collision; the caller draws again).
+# KEYS[1]: a create record (`store.create_record_key`). Returns it, or nil.
+LOAD_CREATE_RECORD = """
+return redis.call('GET', KEYS[1])
+"""
+
+# KEYS: the game's keys, then KEYS[8], its create record (`store.create_record_key`).
+# ARGV: [1] ttl_ms, [2] the state as dealt, [3] the create record to keep ('' when
+# the create had no Idempotency-Key), [4] how long to keep it (ms), then field, value,
+# field, value ... of the game's metadata hash (version and every among them).
+# Returns {'ok'}, {'idem', record} when a create with the same key stored the game
+# first, or {'taken'} when another game has the id (without a record: a 144-bit
+# collision, and the caller draws again; with one: an expired record).
+# The record does not share the game's life: not touched, not deleted with the game.
 CREATE = """
-if redis.call('EXISTS', KEYS[1], KEYS[7]) > 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if ARGV[3] ~= '' then
+  local record = redis.call('GET', KEYS[8])
+  if record then return {'idem', record} end
+end
+if redis.call('EXISTS', KEYS[1], KEYS[7]) > 0 then return {'taken'} end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return 1
+if ARGV[3] ~= '' then redis.call('SET', KEYS[8], ARGV[3], 'PX', ARGV[4]) end
+return {'ok'}
 """
 
 # ARGV: expected version ('' for any).

@@ -20,6 +20,12 @@ from patience_engine.client import EngineClient, EngineError, EngineUnavailable,
 from solitaire.v1 import game_pb2
 
 from patience_gateway import views
+from patience_gateway.create_records import (
+    CREATE_RECORD_SECONDS,
+    CreateOnce,
+    UnreadableRecord,
+    create_fingerprint,
+)
 from patience_gateway.failures import engine_problem, internal_engine_problem
 from patience_gateway.models import MoveRequest, NewGameRequest, NotationMove
 from patience_gateway.preconditions import check_tags, etag, none_match, require_match
@@ -58,6 +64,10 @@ def _json(body: dict[str, Any]) -> bytes:
         return orjson.dumps(body)
     except orjson.JSONEncodeError:
         return json.dumps(body, separators=(",", ":")).encode()
+
+
+def _created_headers() -> dict[str, str]:
+    return {"ETag": etag(1), "Cache-Control": "no-store"}
 
 
 def _stored_reply(answer: StoredAnswer) -> Reply:
@@ -169,8 +179,16 @@ class GameService:
 
     # ------------------------------------------------------------------ operations
 
-    async def create(self, request: NewGameRequest) -> tuple[str, Reply]:
+    async def create(
+        self, request: NewGameRequest, idempotency_key: str | None = None
+    ) -> tuple[str, Reply]:
         deal = deal_text(request.deal)
+        key = check_idempotency_key(idempotency_key)
+        # With a key the game's id follows from it, and the first answer is kept
+        # beside the game (create_records): a retry gets that answer again.
+        once = CreateOnce.of(key, create_fingerprint(request, deal)) if key else None
+        if once is not None and (record := await self.store.create_record(once.game_id)):
+            return once.game_id, await self._created_again(once, record)
         try:
             reply = await self.engine.new_game(request.variant, deal=deal, options=request.options)
         except EngineError as error:
@@ -179,7 +197,10 @@ class GameService:
         # beside it comes from the view, and a deal the client did not choose is secret.
         token = new_token()
         while True:  # a collision of 144-bit ids is not expected; draw again if it happens
-            game_id = new_game_id()
+            game_id = once.game_id if once is not None else new_game_id()
+            body = views.game_json(game_id, 1, reply.view)
+            body["token"] = token
+            payload = _json(body)
             created = await self.store.create(
                 game_id,
                 state=reply.state.SerializeToString(),
@@ -189,13 +210,34 @@ class GameService:
                 deal=reply.view.deal,
                 deal_secret=deal is None,
                 status=views.status_name(reply.view.status),
+                record=once.record(payload) if once is not None else b"",
+                record_ttl_seconds=CREATE_RECORD_SECONDS,
             )
-            if created:
-                break
-        body = views.game_json(game_id, 1, reply.view)
-        body["token"] = token
-        headers = {"ETag": etag(1), "Cache-Control": "no-store"}
-        return game_id, Reply(201, _json(body), headers)
+            if created.outcome == "ok":
+                return game_id, Reply(201, payload, _created_headers())
+            if once is None:
+                continue
+            if created.record is not None:  # a create with the same key won the race
+                return game_id, await self._created_again(once, created.record)
+            raise ProblemError(
+                "idempotency-key-reused",
+                "this Idempotency-Key created a game earlier; its answer is no longer kept",
+            )
+
+    async def _created_again(self, once: CreateOnce, record: bytes) -> Reply:
+        """The first answer to a create with this key, or idempotency-key-reused."""
+        if not once.same_request(record):
+            raise ProblemError(
+                "idempotency-key-reused",
+                "this Idempotency-Key was used to create a game with a different request",
+            )
+        try:
+            answer = once.answer(record)
+        except UnreadableRecord:
+            log.error("the create record of game %s does not open with its key", once.game_id)
+            raise ProblemError("internal", "the server failed to process the game") from None
+        await self.store.confirm_replicated(once.game_id)
+        return Reply(201, answer, {**_created_headers(), "Idempotent-Replayed": "true"})
 
     async def get(self, game_id: str, token: str, if_none_match: str | None) -> Reply:
         check_tags(if_none_match, "If-None-Match")

@@ -21,6 +21,9 @@ a slot):
     game:{<id>}:idemq  list   those keys, oldest first: a game keeps the answers of its
                               last MAX_STORED_ANSWERS keyed requests, so that a client
                               sending a key with every move does not grow it without end
+    game:{<id>}:created string the answer to a create sent with an Idempotency-Key
+                              (`create_records`), kept for a fixed time from the
+                              creation, not renewed, and not deleted with the game
 
 The hash `game:{<id>}:data` of the earlier layout (states inside the hash, undo from
 the deal) is upgraded by the scripts on a game's first use.
@@ -77,6 +80,11 @@ def game_keys(game_id: str) -> GameKeys:
 def script_keys(game_id: str) -> list[bytes]:
     """KEYS of every script: the game's keys, then the earlier layout's hash."""
     return [*game_keys(game_id), f"game:{{{game_id}}}:data".encode()]
+
+
+def create_record_key(game_id: str) -> bytes:
+    """The record of a create sent with an Idempotency-Key (the game's hash tag)."""
+    return f"game:{{{game_id}}}:created".encode()
 
 
 class ReplicationTimeout(redis_errors.TimeoutError):
@@ -145,6 +153,15 @@ class HistoryRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class Created:
+    """Outcome of a create: `outcome` is ok, idem (a create with the same key stored
+    its game first: `record` is its record) or taken (another game has the id)."""
+
+    outcome: str
+    record: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CommitResult:
     """Outcome of a compare-and-set: `outcome` is ok, idem, stale, gone or empty."""
 
@@ -194,6 +211,7 @@ class GameStore:
         self._load_redo = script(redis_scripts.LOAD_FOR_REDO)
         self._load_history = script(redis_scripts.LOAD_HISTORY)
         self._create = script(redis_scripts.CREATE)
+        self._load_create_record = script(redis_scripts.LOAD_CREATE_RECORD)
         self._delete = script(redis_scripts.DELETE)
         self._touch = script(redis_scripts.TOUCH)
         self._commits = {
@@ -248,8 +266,11 @@ class GameStore:
         deal: str,
         deal_secret: bool,
         status: str,
-    ) -> bool:
-        """Store a new game at version 1; False if the id is already taken."""
+        record: bytes = b"",
+        record_ttl_seconds: int = 0,
+    ) -> Created:
+        """Store a new game at version 1, and with `record` the create record, kept
+        `record_ttl_seconds`, in the same script: both or neither."""
         fields: list[bytes | str | int] = [
             "version",
             1,
@@ -270,10 +291,22 @@ class GameStore:
             "every",
             CHECKPOINT_EVERY,
         ]
-        written = await self._change(self._create, game_id, [self._ttl_ms, state, *fields])
-        if written.reply:
+        args = [self._ttl_ms, state, record, record_ttl_seconds * 1000, *fields]
+        keys = [*script_keys(game_id), create_record_key(game_id)]
+        written = await self._within_deadline(self._scripts.write(self._create, keys, args))
+        outcome = written.reply[0].decode()
+        if outcome == "ok":
             self._confirmed(written, game_id)
-        return bool(written.reply)
+            return Created(outcome)
+        return Created(outcome, written.reply[1] if outcome == "idem" else None)
+
+    async def create_record(self, game_id: str) -> bytes | None:
+        """The record of an earlier create with the key that derives this id."""
+        keys = [create_record_key(game_id)]
+        record: bytes | None = await self._within_deadline(
+            self._scripts.read(self._load_create_record, keys, [])
+        )
+        return record
 
     async def load(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_state, game_id, [self._ttl_ms, idempotency_key.encode()])

@@ -60,6 +60,17 @@ _IDEMPOTENCY_KEY = {
     "requests, for as long as the game. Any other key: 400 `malformed-header`.",
     "schema": IDEMPOTENCY_KEY_SCHEMA,
 }
+_CREATE_IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "1..255 printable ASCII characters; use a fresh random one (a UUID) per "
+    "game and keep it as secret as the token. A retry with the same key within 24 hours "
+    "gets the first answer again (the same game, token and body, `Idempotent-Replayed: "
+    "true`) instead of a second game; the same key with a different request is refused "
+    "(422 `idempotency-key-reused`). Any other key: 400 `malformed-header`.",
+    "schema": IDEMPOTENCY_KEY_SCHEMA,
+}
 _IF_NONE_MATCH = {
     "name": "If-None-Match",
     "in": "header",
@@ -230,15 +241,18 @@ async def history(request: Request, game_id: GameId) -> Response:
     summary="Deal a new game",
     responses={
         201: ok(
-            "The new game, with its owner token (shown only here).",
+            "The new game, with its owner token (shown only here, and to a retry "
+            "with the same Idempotency-Key).",
             Location=LOCATION_HEADER,
             ETag=ETAG_HEADER,
+            **{"Idempotent-Replayed": REPLAYED_HEADER},
         ),
         **problems(400, 404, 413, 422, 503),
     },
+    openapi_extra={"parameters": [_CREATE_IDEMPOTENCY_KEY]},
 )
 async def create_game(request: Request, body: models.NewGameRequest) -> Response:
-    game_id, reply = await _service(request).create(body)
+    game_id, reply = await _service(request).create(body, request.headers.get("idempotency-key"))
     reply.headers["Location"] = f"{router.prefix}/{game_id}"
     return _send(reply)
 
