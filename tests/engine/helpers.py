@@ -10,16 +10,19 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import grpc
 import patience
 import pytest
 from patience_engine.client import EngineError
 from patience_engine.codec import Position, encode_state
 from patience_engine.sealing import HEADER_BYTES, Sealer
 from patience_engine.server import EngineConfig, RunningEngine, start_server
-from solitaire.v1 import game_pb2
+from solitaire.v1 import engine_pb2_grpc, game_pb2
 
 SEAL_KEY = b"engine-test-key"
 OTHER_SEAL_KEY = b"another-engine-key"
@@ -59,6 +62,36 @@ class EngineThread:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=60)
         self._loop.close()
+
+
+class StalledServicer(engine_pb2_grpc.EngineServiceServicer):
+    """Takes every game call and never answers it, as an engine stuck in a loop would:
+    the connection is up, the call arrived, only the deadline can end it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def _stall(self, request: Any, context: Any) -> Any:
+        self.calls += 1
+        await asyncio.Event().wait()
+
+    NewGame = ApplyMove = ApplyMoves = GetPlayerView = ListLegalMoves = _stall
+    ListVariants = GetVariant = _stall
+
+
+@asynccontextmanager
+async def stalled_engine() -> AsyncIterator[tuple[str, StalledServicer]]:
+    """A real gRPC server of the EngineService on a free port, in the running event
+    loop, that stalls every call: (its target, its servicer)."""
+    server = grpc.aio.server()
+    servicer = StalledServicer()
+    engine_pb2_grpc.add_EngineServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}", servicer
+    finally:
+        await server.stop(0)
 
 
 def unsealed(state: patience.State, *, deal_secret: bool = False) -> game_pb2.SealedState:

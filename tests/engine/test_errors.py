@@ -171,6 +171,20 @@ async def test_too_many_moves(client: EngineClient) -> None:
         assert error.metadata == {"limit": str(MAX_BATCH_MOVES), "count": str(len(moves))}
 
 
+async def test_a_batch_of_exactly_the_limit_is_taken(client: EngineClient) -> None:
+    """The limit is inclusive: a client replaying in batches of MAX_BATCH_MOVES (as the
+    gateway does) must have every full batch taken. A card of The House on the Hill
+    goes to another fan and back, so any number of moves stays legal."""
+    moves = ["t2-t31", "t31-t2"] * (MAX_BATCH_MOVES // 2)
+    assert len(moves) == MAX_BATCH_MOVES
+    game = await client.new_game("house-on-the-hill", deal=1)
+    replayed = await client.apply_moves(game.state, moves)
+    assert len(replayed.applied) == MAX_BATCH_MOVES
+    assert replayed.view.counters.moves_made == MAX_BATCH_MOVES
+    dealt = await client.new_game("house-on-the-hill", deal=1, moves=moves)
+    assert dealt.view.piles == replayed.view.piles == game.view.piles
+
+
 async def test_malformed_state_bytes(client: EngineClient) -> None:
     for data in (b"\xff\xfe\xfd", b"\x0a\x05bis", b"garbage that is not protobuf"):
         error = await expect_error(client.player_view(game_pb2.SealedState(state=data)))

@@ -12,11 +12,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from patience_engine.client import EngineClient, EngineUnavailable
+from patience_engine.client import EngineClient, EngineError, EngineUnavailable, SyncEngineClient
 from patience_engine.config import EngineConfig
 from solitaire.v1 import game_pb2
 
-from tests.engine.helpers import EngineThread, expect_error, state_of
+from tests.engine.helpers import EngineThread, expect_error, stalled_engine, state_of
 
 ENGINE = "solitaire.v1.EngineService"
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -110,6 +110,32 @@ async def test_expired_deadlines_give_deadline_exceeded(
         assert isinstance(error, EngineUnavailable)
         assert error.code == grpc.StatusCode.DEADLINE_EXCEEDED
     assert (await client.new_game("cody", deal=1)).view.deal == "1"
+
+
+async def test_a_stalled_engine_is_left_at_the_deadline() -> None:
+    """A positive deadline ends a call the engine took and never answers: the client
+    says the engine is unavailable instead of waiting for ever (the guard fails the
+    test long before pytest's own timeout if the deadline is not sent)."""
+    async with stalled_engine() as (target, servicer):
+        async with EngineClient(target, timeout=0.5) as hurried:
+            async with asyncio.timeout(20):
+                error = await expect_error(hurried.new_game("cody", deal=1))
+        assert isinstance(error, EngineUnavailable)
+        assert error.code == grpc.StatusCode.DEADLINE_EXCEEDED
+
+        def blocking_call() -> EngineError:
+            with SyncEngineClient(target, timeout=0.5) as blocking:
+                try:
+                    blocking.new_game("cody", deal=1)
+                except EngineError as error:
+                    return error
+            raise AssertionError("the stalled engine answered")
+
+        async with asyncio.timeout(20):
+            error = await asyncio.to_thread(blocking_call)
+        assert isinstance(error, EngineUnavailable)
+        assert error.code == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert servicer.calls >= 2  # both calls reached the engine and stalled there
 
 
 async def test_many_concurrent_calls_from_several_clients(engine: EngineThread) -> None:

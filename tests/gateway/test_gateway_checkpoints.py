@@ -11,8 +11,11 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from patience_engine.servicer import MAX_BATCH_MOVES
 from patience_gateway import store
+from patience_gateway.service import ENGINE_BATCH_LIMIT
 from patience_gateway.store import game_keys, script_keys
+from solitaire.v1 import game_pb2
 
 from tests.gateway.helpers import GameHandle, Gateway, view_without_identity
 
@@ -124,6 +127,40 @@ async def test_a_game_of_the_earlier_layout_is_upgraded_and_plays_on(
     response = await gateway.http.delete(f"/v1/games/{other.id}", headers=other.auth())
     assert response.status_code == 204
     assert await redis.exists(*script_keys(other.id)) == 0
+
+
+@pytest.mark.parametrize("beyond", [1, 2])
+async def test_a_long_game_of_the_earlier_layout_is_undone_in_batches_the_engine_takes(
+    gateway: Gateway, redis: aioredis.Redis, beyond: int
+) -> None:
+    """A game kept in the earlier layout has no checkpoints: undo replays it from the
+    deal, in batches of the engine's limit. With LIMIT + 1 moves played the replay is
+    exactly one full batch, with LIMIT + 2 a full batch and one move more. A card of
+    The House on the Hill goes to another fan and back, so the table after an even
+    number of moves is the deal's, after an odd number the table after one move."""
+    assert ENGINE_BATCH_LIMIT == MAX_BATCH_MOVES  # the gateway's batches fit the engine
+    played = ENGINE_BATCH_LIMIT + beyond
+    moves = [("t2-t31", "t31-t2")[turn % 2] for turn in range(played)]
+    game = await gateway.create("house-on-the-hill", deal=1)
+    once = await gateway.create("house-on-the-hill", deal=1)
+    assert (await gateway.move(once, moves[0])).status_code == 200
+    tables = [game.created["piles"], (await gateway.view(once))["piles"]]
+
+    keys = game_keys(game.id)
+    dealt = game_pb2.SealedState.FromString(await redis.lindex(keys.states, 0))
+    engine = gateway.app.state.service.engine
+    current = await engine.apply_moves(dealt, moves[:ENGINE_BATCH_LIMIT])
+    current = await engine.apply_moves(current.state, moves[ENGINE_BATCH_LIMIT:])
+    await redis.rpush(keys.moves, *moves)
+    await redis.rpush(keys.states, current.state.SerializeToString())
+    await redis.hset(keys.meta, "version", played + 1)
+    await _to_earlier_layout(redis, game)
+
+    game.etag = f'"{played + 1}"'
+    undone = await gateway.undo(game)
+    assert undone.status_code == 200, undone.text
+    assert undone.json()["piles"] == tables[(played - 1) % 2]
+    assert undone.json()["counters"]["moves_made"] == played - 1
 
 
 async def test_a_game_of_200_moves_keeps_within_4_kb(

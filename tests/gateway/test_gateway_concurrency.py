@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,6 +45,36 @@ def gated(gateway: Gateway, parties: int = 2) -> Iterator[None]:
         yield
     finally:
         service.engine = original
+
+
+class StoreWithARacingChange:
+    """The game store, where `meanwhile` runs between a delete's read of the game and
+    its write: another request's change commits after the delete's precondition
+    passed, so only the compare-and-set can see it."""
+
+    def __init__(self, store: Any, meanwhile: Callable[[], Awaitable[None]]) -> None:
+        self._store = store
+        self._meanwhile = meanwhile
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def delete(self, game_id: str, expected_version: int | None) -> Any:
+        await self._meanwhile()
+        return await self._store.delete(game_id, expected_version)
+
+
+@contextmanager
+def change_before_delete_writes(
+    gateway: Gateway, meanwhile: Callable[[], Awaitable[None]]
+) -> Iterator[None]:
+    service = gateway.app.state.service
+    original = service.store
+    service.store = StoreWithARacingChange(original, meanwhile)
+    try:
+        yield
+    finally:
+        service.store = original
 
 
 async def _post_move(
@@ -202,3 +232,40 @@ async def test_a_game_keeps_the_answers_of_its_latest_keys(
     assert await redis.lrange(order, 0, -1) == [b"k2", b"k3", b"k4"]
     retried = await _post_move(gateway, game, notation, **{"Idempotency-Key": "k4"})
     assert retried.content == response.content  # still answered from its record
+
+
+async def _move_by_another_client(gateway: Gateway, game: GameHandle, notation: str) -> None:
+    other = GameHandle(game.id, game.token, game.etag, game.created)
+    moved = await gateway.move(other, notation)
+    assert moved.status_code == 200, moved.text
+
+
+async def test_a_delete_that_loses_a_race_with_a_move_is_412_and_keeps_the_game(
+    gateway: Gateway,
+) -> None:
+    game = await gateway.create("bisley", deal=30)
+    first, _ = _two_moves(game)
+    with change_before_delete_writes(
+        gateway, lambda: _move_by_another_client(gateway, game, first)
+    ):
+        response = await gateway.http.delete(
+            f"/v1/games/{game.id}", headers={**game.auth(), "If-Match": '"1"'}
+        )
+    assert_problem(response, 412, "stale-version")
+    assert response.headers["etag"] == '"2"'
+    history = await gateway.history(game)
+    assert (history["moves"], history["version"]) == ([first], 2)
+
+
+async def test_a_delete_without_if_match_takes_the_game_at_any_version(
+    gateway: Gateway,
+) -> None:
+    game = await gateway.create("bisley", deal=31)
+    first, _ = _two_moves(game)
+    with change_before_delete_writes(
+        gateway, lambda: _move_by_another_client(gateway, game, first)
+    ):
+        response = await gateway.http.delete(f"/v1/games/{game.id}", headers=game.auth())
+    assert response.status_code == 204, response.text
+    gone = await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth())
+    assert_problem(gone, 404, "unknown-game")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -14,6 +15,7 @@ from patience_gateway.settings import Settings
 from patience_gateway.store import game_keys
 from patience_launcher.redis_server import EmbeddedRedis
 
+from tests.engine.helpers import stalled_engine
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
 
@@ -109,6 +111,32 @@ async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
             assert (await gateway.history(game))["moves"] == [notation]
     finally:
         engine.stop()
+
+
+async def test_a_stalled_engine_is_503_at_the_deadline_and_nothing_changes(
+    gateway: Gateway, settings: Settings
+) -> None:
+    """An engine that takes calls and never answers (a positive deadline, not an
+    expired one): each request is answered 503 once the gateway's deadline passes,
+    and the game is as it was."""
+    game = await gateway.create("bisley", deal=503)
+    notation = game.created["legal_moves"][0]
+    assert (await gateway.move(game, notation)).status_code == 200
+    async with stalled_engine() as (target, servicer):
+        stalled = replace(settings, engine_addr=target, engine_timeout_seconds=0.5)
+        async with running_gateway(stalled) as waiting:
+            async with asyncio.timeout(60):
+                assert_unavailable(await waiting.move(game, notation), "engine-unavailable")
+                assert_unavailable(await waiting.undo(game), "engine-unavailable")
+                assert_unavailable(
+                    await waiting.http.get(f"/v1/games/{game.id}", headers=game.auth()),
+                    "engine-unavailable",
+                )
+                created = await waiting.http.post("/v1/games", json={"variant": "bisley"})
+                assert_unavailable(created, "engine-unavailable")
+        assert servicer.calls >= 4
+    history = await gateway.history(game)
+    assert (history["moves"], history["version"]) == ([notation], 2)
 
 
 async def test_games_expire_after_their_time_to_live(

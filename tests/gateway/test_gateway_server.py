@@ -169,7 +169,7 @@ def _send_all_you_can(sock: socket.socket, pieces: Iterator[bytes]) -> None:
 
 
 def test_plays_a_game_over_http(server: Server) -> None:
-    with httpx.Client(base_url=server.base) as http:
+    with httpx.Client(base_url=server.base, timeout=WAIT) as http:
         assert http.get("/readyz").status_code == 200
         created = http.post("/v1/games", json={"variant": "la-belle-lucie", "deal": 7})
         assert created.status_code == 201
@@ -217,7 +217,7 @@ def test_a_16_mib_header_is_refused_without_reading_it(server: Server) -> None:
         _send_all_you_can(sock, (b"a" * 65536 for _ in range(256)))
         head = _response_head(sock)
     assert head.startswith(b"HTTP/1.1 431"), head[:200]
-    assert httpx.get(f"{server.base}/livez").status_code == 200
+    assert httpx.get(f"{server.base}/livez", timeout=WAIT).status_code == 200
 
 
 def test_more_than_100_headers_are_refused(server: Server) -> None:
@@ -277,10 +277,10 @@ def _count(metrics: str, route: str) -> float:
 def test_workers_are_supervised_and_metrics_add_up_every_worker(server: Server) -> None:
     workers = server.workers()
     assert len(workers) == WORKERS
-    before = _count(httpx.get(f"{server.base}/metrics").text, "/v1/variants")
+    before = _count(httpx.get(f"{server.base}/metrics", timeout=WAIT).text, "/v1/variants")
     asked = 40
     for _ in range(asked):  # a fresh connection each: the kernel spreads them
-        assert httpx.get(f"{server.base}/v1/variants").status_code == 200
+        assert httpx.get(f"{server.base}/v1/variants", timeout=WAIT).status_code == 200
     folder = server.metrics_folder()
     assert {int(name.stem.rsplit("_", 1)[1]) for name in folder.glob("counter_*.db")} == {
         worker.pid for worker in workers
@@ -290,7 +290,7 @@ def test_workers_are_supervised_and_metrics_add_up_every_worker(server: Server) 
     victim.kill()
     victim.wait(WAIT)
     _wait_until_ready(server, gone=victim.pid)  # a new worker in its place
-    after = _count(httpx.get(f"{server.base}/metrics").text, "/v1/variants")
+    after = _count(httpx.get(f"{server.base}/metrics", timeout=WAIT).text, "/v1/variants")
     # the dead worker's counts stay in the totals, whichever worker answers the scrape
     assert after - before >= asked
 
@@ -307,7 +307,9 @@ def test_a_bad_setting_stops_the_start_with_a_clear_message() -> None:
 
 
 def test_the_connection_stays_usable_after_error_answers(server: Server) -> None:
-    created = httpx.post(f"{server.base}/v1/games", json={"variant": "bisley", "deal": 11})
+    created = httpx.post(
+        f"{server.base}/v1/games", json={"variant": "bisley", "deal": 11}, timeout=WAIT
+    )
     game = created.json()
     path = f"/v1/games/{game['id']}"
     auth = f"Bearer {game['token']}".encode()
