@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
 
 import httpx
 import pytest
@@ -13,68 +10,9 @@ import redis.asyncio as aioredis
 from patience_gateway.store import game_keys
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
+from tests.gateway.races import before_the_store, gated
 
 pytestmark = pytest.mark.both_stores  # a single Redis server and a Redis Cluster
-
-
-class GatedEngine:
-    """Holds every apply_move reply until `parties` requests have theirs, so that all
-    of them have read the game before any of them writes: the race is forced, not
-    left to scheduling."""
-
-    def __init__(self, engine: Any, parties: int) -> None:
-        self._engine = engine
-        self._barrier = asyncio.Barrier(parties)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
-
-    async def apply_move(self, state: Any, move: Any) -> Any:
-        reply = await self._engine.apply_move(state, move)
-        async with asyncio.timeout(30):
-            await self._barrier.wait()
-        return reply
-
-
-@contextmanager
-def gated(gateway: Gateway, parties: int = 2) -> Iterator[None]:
-    service = gateway.app.state.service
-    original = service.engine
-    service.engine = GatedEngine(original, parties)
-    try:
-        yield
-    finally:
-        service.engine = original
-
-
-class StoreWithARacingChange:
-    """The game store, where `meanwhile` runs between a delete's read of the game and
-    its write: another request's change commits after the delete's precondition
-    passed, so only the compare-and-set can see it."""
-
-    def __init__(self, store: Any, meanwhile: Callable[[], Awaitable[None]]) -> None:
-        self._store = store
-        self._meanwhile = meanwhile
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-    async def delete(self, game_id: str, expected_version: int | None) -> Any:
-        await self._meanwhile()
-        return await self._store.delete(game_id, expected_version)
-
-
-@contextmanager
-def change_before_delete_writes(
-    gateway: Gateway, meanwhile: Callable[[], Awaitable[None]]
-) -> Iterator[None]:
-    service = gateway.app.state.service
-    original = service.store
-    service.store = StoreWithARacingChange(original, meanwhile)
-    try:
-        yield
-    finally:
-        service.store = original
 
 
 async def _post_move(
@@ -234,23 +172,30 @@ async def test_a_game_keeps_the_answers_of_its_latest_keys(
     assert retried.content == response.content  # still answered from its record
 
 
-async def _move_by_another_client(gateway: Gateway, game: GameHandle, notation: str) -> None:
-    other = GameHandle(game.id, game.token, game.etag, game.created)
-    moved = await gateway.move(other, notation)
-    assert moved.status_code == 200, moved.text
+async def _delete_while_another_moves(
+    gateway: Gateway, deal: int, **headers: str
+) -> tuple[GameHandle, str, httpx.Response]:
+    """A delete during which, after its read and before its write, another client of
+    the game makes a move: the game, that move, the delete's answer."""
+    game = await gateway.create("bisley", deal=deal)
+    first, _ = _two_moves(game)
+
+    async def move_meanwhile() -> None:
+        other = GameHandle(game.id, game.token, game.etag, game.created)
+        moved = await gateway.move(other, first)
+        assert moved.status_code == 200, moved.text
+
+    with before_the_store(gateway, "delete", move_meanwhile):
+        response = await gateway.http.delete(
+            f"/v1/games/{game.id}", headers={**game.auth(), **headers}
+        )
+    return game, first, response
 
 
 async def test_a_delete_that_loses_a_race_with_a_move_is_412_and_keeps_the_game(
     gateway: Gateway,
 ) -> None:
-    game = await gateway.create("bisley", deal=30)
-    first, _ = _two_moves(game)
-    with change_before_delete_writes(
-        gateway, lambda: _move_by_another_client(gateway, game, first)
-    ):
-        response = await gateway.http.delete(
-            f"/v1/games/{game.id}", headers={**game.auth(), "If-Match": '"1"'}
-        )
+    game, first, response = await _delete_while_another_moves(gateway, 30, **{"If-Match": '"1"'})
     assert_problem(response, 412, "stale-version")
     assert response.headers["etag"] == '"2"'
     history = await gateway.history(game)
@@ -260,12 +205,7 @@ async def test_a_delete_that_loses_a_race_with_a_move_is_412_and_keeps_the_game(
 async def test_a_delete_without_if_match_takes_the_game_at_any_version(
     gateway: Gateway,
 ) -> None:
-    game = await gateway.create("bisley", deal=31)
-    first, _ = _two_moves(game)
-    with change_before_delete_writes(
-        gateway, lambda: _move_by_another_client(gateway, game, first)
-    ):
-        response = await gateway.http.delete(f"/v1/games/{game.id}", headers=game.auth())
+    game, _, response = await _delete_while_another_moves(gateway, 31)
     assert response.status_code == 204, response.text
     gone = await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth())
     assert_problem(gone, 404, "unknown-game")

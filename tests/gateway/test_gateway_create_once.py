@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -17,37 +15,9 @@ from patience_gateway.create_records import CREATE_RECORD_SECONDS
 from patience_gateway.store import create_record_key, game_keys
 
 from tests.gateway.helpers import Gateway, assert_problem
+from tests.gateway.races import gated
 
 pytestmark = pytest.mark.both_stores
-
-
-class GatedNewGame:
-    """Holds every new_game reply until `parties` creates have theirs: all of them
-    have found no record before any of them writes, so the race is forced."""
-
-    def __init__(self, engine: Any, parties: int) -> None:
-        self._engine = engine
-        self._barrier = asyncio.Barrier(parties)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._engine, name)
-
-    async def new_game(self, *args: Any, **kwargs: Any) -> Any:
-        reply = await self._engine.new_game(*args, **kwargs)
-        async with asyncio.timeout(30):
-            await self._barrier.wait()
-        return reply
-
-
-@contextmanager
-def gated_creates(gateway: Gateway, parties: int = 2) -> Iterator[None]:
-    service = gateway.app.state.service
-    original = service.engine
-    service.engine = GatedNewGame(original, parties)
-    try:
-        yield
-    finally:
-        service.engine = original
 
 
 async def create(gateway: Gateway, body: dict[str, Any], key: str | None) -> httpx.Response:
@@ -64,22 +34,29 @@ def fresh_key(name: str) -> str:
     return f"{name}-{uuid.uuid4()}"
 
 
-async def test_a_retried_create_gets_the_same_game(gateway: Gateway, redis: aioredis.Redis) -> None:
-    key = fresh_key("create")
-    before = await stored_games(redis)
-    first = await create(gateway, {"variant": "bisley", "deal": 7}, key)
+async def first_create(
+    gateway: Gateway, name: str, body: dict[str, Any]
+) -> tuple[str, httpx.Response, dict[str, Any]]:
+    """A create with a fresh key: the key, the answer and its body."""
+    key = fresh_key(name)
+    first = await create(gateway, body, key)
     assert first.status_code == 201, first.text
     assert "idempotent-replayed" not in first.headers
+    return key, first, first.json()
+
+
+async def test_a_retried_create_gets_the_same_game(gateway: Gateway, redis: aioredis.Redis) -> None:
+    before = await stored_games(redis)
+    key, first, game = await first_create(gateway, "create", {"variant": "bisley", "deal": 7})
     again = await create(gateway, {"variant": "bisley", "deal": "7"}, key)
     assert again.status_code == 201, again.text
     assert again.content == first.content  # same id, same token, same view
     assert again.headers["idempotent-replayed"] == "true"
     for header in ("etag", "location", "cache-control"):
         assert again.headers[header] == first.headers[header]
-    assert await stored_games(redis) - before == {game_keys(first.json()["id"]).meta}
+    assert await stored_games(redis) - before == {game_keys(game["id"]).meta}
 
     # still the first answer once the game has moved on
-    game = first.json()
     auth = {"Authorization": f"Bearer {game['token']}"}
     move = await gateway.http.post(
         f"/v1/games/{game['id']}/moves", json={"move": game["legal_moves"][0]}, headers=auth
@@ -102,9 +79,7 @@ async def test_a_random_deal_is_dealt_once(gateway: Gateway, redis: aioredis.Red
 async def test_the_same_key_with_another_request_is_refused(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
-    key = fresh_key("reused")
-    first = await create(gateway, {"variant": "bisley", "deal": 7}, key)
-    assert first.status_code == 201, first.text
+    key, _, _ = await first_create(gateway, "reused", {"variant": "bisley", "deal": 7})
     before = await stored_games(redis)
     for other in (
         {"variant": "bisley", "deal": 8},
@@ -122,7 +97,7 @@ async def test_two_creates_racing_with_one_key_make_one_game(
     key = fresh_key("race")
     before = await stored_games(redis)
     body = {"variant": "la-belle-lucie"}  # a random deal: each create draws its own
-    with gated_creates(gateway):
+    with gated(gateway, "new_game"):
         a, b = await asyncio.gather(create(gateway, body, key), create(gateway, body, key))
     assert a.status_code == b.status_code == 201, (a.text, b.text)
     assert a.content == b.content
@@ -141,7 +116,7 @@ async def test_a_race_with_one_key_and_two_requests_makes_one_game(
 ) -> None:
     key = fresh_key("race-two")
     before = await stored_games(redis)
-    with gated_creates(gateway):
+    with gated(gateway, "new_game"):
         a, b = await asyncio.gather(
             create(gateway, {"variant": "bisley", "deal": 1}, key),
             create(gateway, {"variant": "bisley", "deal": 2}, key),
@@ -155,9 +130,7 @@ async def test_a_race_with_one_key_and_two_requests_makes_one_game(
 async def test_the_stored_answer_does_not_show_the_token(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
-    key = fresh_key("secret")
-    first = await create(gateway, {"variant": "bisley", "deal": 9}, key)
-    game = first.json()
+    key, _, game = await first_create(gateway, "secret", {"variant": "bisley", "deal": 9})
     record = await redis.get(create_record_key(game["id"]))
     assert record is not None
     assert game["token"].encode() not in record
@@ -169,9 +142,7 @@ async def test_the_stored_answer_does_not_show_the_token(
 async def test_a_retry_after_a_delete_gets_the_first_answer(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
-    key = fresh_key("deleted")
-    first = await create(gateway, {"variant": "bisley", "deal": 10}, key)
-    game = first.json()
+    key, first, game = await first_create(gateway, "deleted", {"variant": "bisley", "deal": 10})
     auth = {"Authorization": f"Bearer {game['token']}"}
     deleted = await gateway.http.delete(f"/v1/games/{game['id']}", headers=auth)
     assert deleted.status_code == 204
@@ -187,15 +158,12 @@ async def test_a_retry_after_a_delete_gets_the_first_answer(
 async def test_a_key_whose_answer_expired_cannot_create_again(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
-    key = fresh_key("expired")
-    first = await create(gateway, {"variant": "bisley", "deal": 11}, key)
-    game_id = first.json()["id"]
-    await redis.delete(create_record_key(game_id))  # as if its time had run out
+    key, _, game = await first_create(gateway, "expired", {"variant": "bisley", "deal": 11})
+    await redis.delete(create_record_key(game["id"]))  # as if its time had run out
     again = await create(gateway, {"variant": "bisley", "deal": 11}, key)
     assert_problem(again, 422, "idempotency-key-reused")
     history = await gateway.http.get(
-        f"/v1/games/{game_id}/history",
-        headers={"Authorization": f"Bearer {first.json()['token']}"},
+        f"/v1/games/{game['id']}/history", headers={"Authorization": f"Bearer {game['token']}"}
     )
     assert history.status_code == 200  # the game is untouched
 
@@ -225,7 +193,7 @@ async def test_a_malformed_key_is_refused(gateway: Gateway, key: str) -> None:
     response = await gateway.http.post(
         "/v1/games",
         content=b'{"variant": "bisley"}',
-        headers={"Content-Type": "application/json", "Idempotency-Key": key.encode()},
+        headers=[(b"Content-Type", b"application/json"), (b"Idempotency-Key", key.encode())],
     )
     assert_problem(response, 400, "malformed-header")
 
@@ -233,11 +201,10 @@ async def test_a_malformed_key_is_refused(gateway: Gateway, key: str) -> None:
 async def test_a_record_changed_in_redis_is_an_internal_error(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
-    key = fresh_key("tampered")
-    first = await create(gateway, {"variant": "bisley", "deal": 14}, key)
-    record_key = create_record_key(first.json()["id"])
+    key, _, game = await first_create(gateway, "tampered", {"variant": "bisley", "deal": 14})
+    record_key = create_record_key(game["id"])
     record = await redis.get(record_key)
-    assert record is not None
+    assert isinstance(record, bytes)
     await redis.set(record_key, record[:-1] + bytes([record[-1] ^ 1]), keepttl=True)
     again = await create(gateway, {"variant": "bisley", "deal": 14}, key)
     assert_problem(again, 500, "internal")
