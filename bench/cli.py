@@ -21,7 +21,7 @@ from bench.report import Report
 from bench.settings import Settings
 from bench.stack import Stack
 
-PARTS = ("rules", "engine", "gateway", "growth", "load")
+PARTS = ("rules", "engine", "gateway", "growth", "load", "cluster")
 RESULTS = Path(__file__).with_name("results")
 
 
@@ -111,6 +111,12 @@ def _load(report: Report, settings: Settings, stack: Stack) -> None:
     write_load(report, report.section("Load test (Locust)"), result)
 
 
+def _cluster(report: Report, settings: Settings) -> None:
+    from bench.cluster_bench import run_cluster_part
+
+    run_cluster_part(report, settings)
+
+
 def _run_step(report: Report, name: str, step: Callable[[], object], failed: list[str]) -> None:
     began = time.monotonic()
     print(f"[bench] {name} ...", file=sys.stderr, flush=True)
@@ -150,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
                 _run_step(report, name, partial(http_parts[name], report, settings, stack), failed)
         finally:
             stack.stop()
+    if "cluster" in settings.parts:
+        _run_step(report, "cluster", lambda: _cluster(report, settings), failed)
     total = time.monotonic() - started
     report.preamble.append(f"Whole run: {total:.0f} s.")
     report.figure("run.seconds", total)

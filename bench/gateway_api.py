@@ -8,6 +8,7 @@ the game's owner token; every later call on the game sends the token as
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,9 +60,21 @@ def new_game_body(variant: str, deal: int | None = None) -> dict[str, Any]:
 
 
 async def create_game(
-    conn: Connection, variant: str, *, deal: int | None = None
+    conn: Connection, variant: str, *, deal: int | None = None, attempts: int = 20
 ) -> tuple[GameRef, dict[str, Any]]:
-    response = await conn.request("POST", GAMES, body=new_game_body(variant, deal), expect=(201,))
+    """A new game; a 503 (the store or engine busy for a moment, as on a loaded
+    machine) is retried after its Retry-After, as a client would, `attempts` times."""
+    for _ in range(attempts - 1):
+        response = await conn.request(
+            "POST", GAMES, body=new_game_body(variant, deal), expect=(201, 503)
+        )
+        if response.status == 201:
+            break
+        await asyncio.sleep(float(response.headers.get("retry-after", "1")))
+    else:
+        response = await conn.request(
+            "POST", GAMES, body=new_game_body(variant, deal), expect=(201,)
+        )
     data: dict[str, Any] = response.json()
     return GameRef(str(data["id"]), str(data["token"]), etag_of(response)), data
 

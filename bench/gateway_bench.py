@@ -38,10 +38,11 @@ class PlayedGame:
 class Players:
     """Connections and games of every concurrent client, kept across measurements."""
 
-    def __init__(self, stack: Stack, plan: EndlessGame, games_per_client: int) -> None:
-        assert stack.gateway is not None and stack.bare is not None
-        self.gateway_url = stack.gateway.base_url
-        self.bare_url = stack.bare.base_url
+    def __init__(
+        self, gateway_url: str, bare_url: str | None, plan: EndlessGame, games_per_client: int
+    ) -> None:
+        self.gateway_url = gateway_url
+        self.bare_url = bare_url  # None: gateway moves only
         self.plan = plan
         self.games_per_client = games_per_client
         self.gateway_conns: list[Connection] = []
@@ -55,7 +56,8 @@ class Players:
         first_new = len(self.gateway_conns)
         for _ in range(first_new, clients):
             self.gateway_conns.append(Connection(self.gateway_url))
-            self.bare_conns.append(Connection(self.bare_url))
+            if self.bare_url is not None:
+                self.bare_conns.append(Connection(self.bare_url))
             self.turn.append(0)
             self.bare_versions.append('"0"')
         # clients in parallel, each creating its games one after the other on its
@@ -145,7 +147,10 @@ class GatewayBench:
     def __init__(self, stack: Stack, plan: EndlessGame, settings: Settings) -> None:
         self.stack = stack
         self.settings = settings
-        self.players = Players(stack, plan, settings.games_per_client)
+        assert stack.gateway is not None and stack.bare is not None
+        self.players = Players(
+            stack.gateway.base_url, stack.bare.base_url, plan, settings.games_per_client
+        )
         self.gateway_cpu = CpuMeter(stack.server_pids())
         self.bare_cpu = CpuMeter(stack.bare_pids())
 

@@ -139,10 +139,16 @@ class HttpServerProcess(ChildProcess):
         return self
 
 
-def gateway_process(*, redis_url: str, engine_target: str, workers: int = 1) -> HttpServerProcess:
+def gateway_process(
+    *,
+    redis_url: str,
+    engine_target: str,
+    workers: int = 1,
+    env: Mapping[str, str] | None = None,
+) -> HttpServerProcess:
     """The gateway through its real entry point (`python -m patience_gateway`), with
     `workers` worker processes (one by default: the per-request figures are those of
-    one process)."""
+    one process); `env` adds settings (REDIS_CLUSTER, REDIS_WAIT_REPLICAS, ...)."""
     port = free_port()
     env = {
         "GATEWAY_HOST": LOOPBACK,
@@ -151,6 +157,7 @@ def gateway_process(*, redis_url: str, engine_target: str, workers: int = 1) -> 
         "REDIS_URL": redis_url,
         "ENGINE_ADDR": engine_target,
         "LOG_LEVEL": "warning",
+        **(env or {}),
     }
     return HttpServerProcess("gateway", python_module("patience_gateway"), env, port)
 

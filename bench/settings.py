@@ -41,7 +41,9 @@ class Settings:
     # Locust worker processes under one master (1: a single process)
     load_processes: int = 1
     # which parts to run
-    parts: tuple[str, ...] = field(default=("rules", "engine", "gateway", "growth", "load"))
+    parts: tuple[str, ...] = field(
+        default=("rules", "engine", "gateway", "growth", "load", "cluster")
+    )
 
     @classmethod
     def quick(cls) -> Settings:

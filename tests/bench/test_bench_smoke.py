@@ -59,6 +59,13 @@ EXPECTED = [
     "load.requests",
     "load.rate",
     "load.p95_ms",
+    "cluster.script.nodescripts.client_cpu_us",
+    "cluster.script.redis_evalsha.client_cpu_us",
+    "cluster.script.rediscluster_evalsha.client_cpu_us",
+    "cluster.nowait.rate",
+    "cluster.wait.rate",
+    "cluster.drill.w1r1.unavailable",
+    "cluster.drill.w1r1.replaced_s",
 ]
 
 
@@ -89,6 +96,9 @@ def test_no_request_failed(quick_run: tuple[dict[str, float], str]) -> None:
     figures, _ = quick_run
     assert figures["load.failures"] == 0
     assert figures["load.exceptions"] == 0
+    # a primary failing over with WAIT: 503s only, nothing acknowledged lost
+    assert figures["cluster.drill.w1r1.others"] == 0
+    assert figures["cluster.drill.w1r1.lost"] == 0
 
 
 def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> None:
@@ -99,6 +109,7 @@ def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> 
         "## Gateway over HTTP",
         "## Cost as work grows",
         "## Load test (Locust)",
+        "## Redis Cluster",
     ):
         assert title in markdown
     assert "Not measured" not in markdown

@@ -36,8 +36,11 @@ STORAGE_DOWN: tuple[type[Exception], ...] = (
     redis_errors.ReadOnlyError,  # a replica, e.g. during a failover
     redis_errors.OutOfMemoryError,  # maxmemory reached: no writes until space is freed
     redis_errors.TryAgainError,
-    redis_errors.ClusterDownError,
-    redis_errors.SlotNotCoveredError,  # a failed primary's slots, before a replica takes over
+    # Redis Cluster: a slot without a primary, redirections that did not settle, no node
+    # reachable while the client reads the topology again (ClusterDownError and
+    # SlotNotCoveredError are kinds of these two)
+    redis_errors.ClusterError,
+    redis_errors.RedisClusterException,
     ConnectionError,
 )
 

@@ -218,6 +218,15 @@ class EmbeddedRedisCluster(StartsAndStops):
                 client.close()
         raise ClusterNotReady(f"no running node knows the slot of {key!r}")
 
+    def replica_of(self, primary: EmbeddedRedis) -> EmbeddedRedis:
+        """The (first) replica of `primary`, as the primary itself reports it."""
+        client = self.client(primary)
+        try:
+            port = int(client.info("replication")["slave0"]["port"])
+        finally:
+            client.close()
+        return next(node for node in self.nodes if node.port == port)
+
     def kill(self, node: EmbeddedRedis) -> None:
         """Ends the node at once (SIGKILL: no goodbye to the cluster, no last write)."""
         assert node.process is not None
