@@ -56,7 +56,7 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument("--sweep", type=_ints, help="client counts, e.g. 1,2,4,8,16,32")
     parser.add_argument("--sweep-seconds", type=float)
     parser.add_argument("--games-per-client", type=int)
-    parser.add_argument("--growth-late", type=int, help="the late move number (default 500)")
+    parser.add_argument("--growth-late", type=int, help="the late move number (default 1000)")
     parser.add_argument("--growth-window", type=int, help="timed moves at each point")
     parser.add_argument("--memory-after", type=_ints, help="move counts, e.g. 10,200")
     parser.add_argument("--load-users", type=int)

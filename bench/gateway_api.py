@@ -102,8 +102,17 @@ async def move(conn: Connection, game: GameRef, notation: str) -> dict[str, Any]
 
 async def undo(conn: Connection, game: GameRef) -> dict[str, Any]:
     """Take back the last move with If-Match; the game's ETag follows."""
+    return await _history_step(conn, game, "undo")
+
+
+async def redo(conn: Connection, game: GameRef) -> dict[str, Any]:
+    """Play the last undone move again with If-Match; the game's ETag follows."""
+    return await _history_step(conn, game, "redo")
+
+
+async def _history_step(conn: Connection, game: GameRef, step: str) -> dict[str, Any]:
     response = await conn.request(
-        "POST", f"{GAMES}/{game.id}/undo", headers=game.auth_if_match, expect=(200,)
+        "POST", f"{GAMES}/{game.id}/{step}", headers=game.auth_if_match, expect=(200,)
     )
     game.etag = etag_of(response)
     data: dict[str, Any] = response.json()

@@ -1,12 +1,14 @@
-"""Cost as work grows: the latency of one move early and late in a long game, and
-the Redis memory that a stored game takes as its history grows.
+"""Cost as work grows: the latency of one move, and of one undo, early and late in a
+long game, and the Redis memory that a stored game takes as its history grows.
 
 Two games of a deal with a reversible pair of moves (bench.cycles) are played
 through the gateway: an old one, first brought to its late move number untimed, and
 a young one; then their timed moves alternate (young at move 10, 11, ... and old at
-move 500, 501, ...), so that both windows meet the same machine and the comparison
+move 1,000, 1,001, ...), so that both windows meet the same machine and the comparison
 holds on a busy one. The hot path should not grow with the history: one Redis read,
-one engine call, one compare-and-set write, whatever the game's length.
+one engine call, one compare-and-set write, whatever the game's length. Then undos at
+move 10 and at move 1,000 alternate the same way (each followed by an untimed redo):
+undo replays fewer than the checkpoint interval's moves, whatever the game's length.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 import redis.asyncio as aioredis
+from patience_gateway.store import CHECKPOINT_EVERY
 
 from bench import gateway_api
 from bench.cycles import EndlessGame
@@ -92,6 +95,16 @@ class LongGame:
         self.made -= 1
         return elapsed
 
+    async def redo(self) -> None:
+        assert self.ref is not None
+        await gateway_api.redo(self.conn, self.ref)
+        self.made += 1
+
+    async def back_to(self, position: int) -> None:
+        """Undo, untimed, until the game is at `position`."""
+        while self.made > position:
+            await self.undo()
+
 
 async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -> Growth:
     assert stack.gateway is not None and stack.redis is not None
@@ -121,14 +134,26 @@ async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -
         for _ in range(window):
             growth.early.append(await young.next_move())
             growth.late.append(await old_move())
-        # undo is not on the hot path: the gateway may replay the game to take a move
-        # back, so its cost is shown apart, the same way
-        for _ in range(min(window, UNDO_WINDOW)):
+        # undo at move `early` and at move `late` exactly (each undo followed by an
+        # untimed redo, so the position stays): the gateway replays the moves from the
+        # last checkpoint before the target, so these are where it replays the fewest
+        # and (at a multiple of the interval) the most moves
+        await young.back_to(growth.early_at)
+        await old.back_to(growth.late_at)
+        for _ in range(UNDO_WINDOW):
             growth.early_undo.append(await young.undo())
+            await young.redo()
             growth.late_undo.append(await old.undo())
+            await old.redo()
         return growth
     finally:
         await conn.close()
+
+
+def _undo_at(position: int) -> str:
+    """Where an undo was timed, and how many moves the gateway replayed for it."""
+    replayed = (position - 1) % CHECKPOINT_EVERY
+    return f"{position} (replays {replayed})"
 
 
 def write_growth(report: Report, section: Section, growth: Growth) -> None:
@@ -140,19 +165,18 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
     )
     table = section.table("request", "at moves", "median ms", "p95 ms", "max ms")
     rows = (
-        ("move", "early", growth.early_at, growth.early, 1),
-        ("move", "late", growth.late_at, growth.late, 1),
-        ("undo", "early_undo", growth.early_at + window - 1, growth.early_undo, -1),
-        ("undo", "late_undo", growth.late_at + window - 1, growth.late_undo, -1),
+        ("move", "early", f"{growth.early_at}..{growth.early_at + window - 1}", growth.early),
+        ("move", "late", f"{growth.late_at}..{growth.late_at + window - 1}", growth.late),
+        ("undo", "early_undo", _undo_at(growth.early_at), growth.early_undo),
+        ("undo", "late_undo", _undo_at(growth.late_at), growth.late_undo),
     )
-    for request, name, start, span, step in rows:
+    for request, name, where, span in rows:
         if not span:
             continue
         ordered = sorted(span)
         middle = median(span) * 1000
-        end = start + step * (len(span) - 1)
         table.add(
-            request, f"{start}..{end}", fmt(middle, 2),
+            request, where, fmt(middle, 2),
             fmt(percentile(ordered, 0.95) * 1000, 2), fmt(ordered[-1] * 1000, 2),
         )  # fmt: skip
         report.figure(f"growth.{name}.median_ms", middle)
@@ -162,8 +186,10 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
     if growth.early_undo and growth.late_undo:
         undo_ratio = median(growth.late_undo) / median(growth.early_undo)
         section.note(
-            f"Undo, late / early median: {undo_ratio:.2f} (undo is not the hot path;"
-            " shown because its cost may grow with the game)."
+            f"Undo, late / early median: **{undo_ratio:.2f}**. Undo replays the moves since"
+            f" the last checkpoint before its target (one every {CHECKPOINT_EVERY} moves),"
+            f" so it replays at most {CHECKPOINT_EVERY - 1} moves however long the game:"
+            f" the late row is at a multiple of {CHECKPOINT_EVERY}, the most it replays."
         )
         report.figure("growth.undo_late_over_early", undo_ratio)
 

@@ -31,7 +31,7 @@ class Settings:
     games_per_client: int = 4
     # cost as a game grows: timed moves from move `early` and from move `late`
     growth_early: int = 10
-    growth_late: int = 500
+    growth_late: int = 1000
     growth_window: int = 50
     memory_after: tuple[int, ...] = (10, 200)
     # Locust load test

@@ -1,4 +1,5 @@
-"""The client's pool of channels: each its own TCP connection, taken in turn.
+"""The client's pool of channels: each its own TCP connection, taken in turn when
+calls come one at a time, and past a connection whose calls are stuck.
 
 A recording server notes the peer address (the client's end of the connection) of
 every call, so the connections a client used can be counted exactly.
@@ -6,6 +7,8 @@ every call, so the connections a client used can be counted exactly.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Iterator
 from concurrent import futures
 
@@ -20,15 +23,23 @@ from tests.engine.test_client import answered_by, both_addresses, replicas  # no
 
 
 class Recorder(engine_pb2_grpc.EngineServiceServicer, health_pb2_grpc.HealthServicer):  # type: ignore[misc]
-    """Answers ListVariants and health checks, noting which connection each came on."""
+    """Answers ListVariants and health checks, noting which connection each came on.
+    With `hold_first` set, ListVariants calls on the first connection that sent one
+    wait until `release` is set (a process busy for as long as the test wants)."""
 
     def __init__(self) -> None:
         self.peers: list[str] = []
+        self.hold_first = False
+        self.held = threading.Event()
+        self.release = threading.Event()
 
     def ListVariants(
         self, request: engine_pb2.ListVariantsRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ListVariantsResponse:
         self.peers.append(context.peer())
+        if self.hold_first and context.peer() == self.peers[0]:
+            self.held.set()
+            self.release.wait(60)
         return engine_pb2.ListVariantsResponse()
 
     def Check(
@@ -74,6 +85,25 @@ async def test_async_client_takes_its_connections_in_turn(
     assert taken_in_turn(engine_calls, channels)
     assert taken_in_turn(servicer.peers, channels)
     assert set(engine_calls) == set(servicer.peers)
+
+
+async def test_calls_go_past_a_connection_whose_calls_are_stuck(
+    recorder: tuple[Recorder, str],
+) -> None:
+    servicer, target = recorder
+    servicer.hold_first = True
+    async with EngineClient(target, timeout=30, channels=2) as client:
+        stuck = asyncio.create_task(client.list_variants())
+        try:
+            await asyncio.to_thread(servicer.held.wait, 30)
+            # taken in turn, the second of these would wait behind the stuck call
+            for _ in range(6):
+                assert await asyncio.wait_for(client.list_variants(), 30) == []
+        finally:
+            servicer.release.set()
+            await stuck
+    first, *others = servicer.peers
+    assert len(others) == 6 and first not in others
 
 
 @pytest.mark.parametrize("channels", [1, 2])

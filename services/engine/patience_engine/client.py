@@ -21,17 +21,23 @@ The channel balances calls over every address the target resolves to
 call that found a replica unavailable: the engine is stateless, so every call is
 safe to repeat.
 
-`channels` opens that many channels, each with connections of its own, and takes
-them in turn call by call. One connection reaches one process of an engine whose
-ENGINE_WORKERS processes share a port (the kernel hands each new connection to one
-of them), so a client needs several to keep them all busy; every channel still
-balances over every replica.
+`channels` opens that many channels, each with connections of its own. One
+connection reaches one process of an engine whose ENGINE_WORKERS processes share a
+port (the kernel hands each new connection to one of them, at random), so a client
+needs several to keep them all busy; every channel still balances over every
+replica. The blocking client takes its channels in turn. The asynchronous client
+takes the channel with fewer calls in flight of two: the next in turn and one drawn
+at random (ties go to the next in turn, so calls one at a time still go round).
+The kernel may hand more connections to one process than to another; calls then
+pile up on the busy process's connections and go to the others, so no process idles
+while another is saturated.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import random
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, Generic, Self, TypeVar
@@ -186,7 +192,7 @@ def _options(channels: int) -> tuple[tuple[str, str | int], ...]:
 
 
 class _ChannelRotation(Generic[ChannelT]):
-    """The channels of a client and their stubs, taken in turn call by call."""
+    """The channels of a client and their stubs."""
 
     def __init__(
         self,
@@ -199,28 +205,38 @@ class _ChannelRotation(Generic[ChannelT]):
         self.timeout = timeout
         options = _options(_channel_count(channels))
         self._channels = [open_channel(target, options=options) for _ in range(channels)]
-        self._stubs: Iterator[engine_pb2_grpc.EngineServiceStub] = itertools.cycle(
-            [engine_pb2_grpc.EngineServiceStub(channel) for channel in self._channels]
-        )
-        self._healths: Iterator[health_pb2_grpc.HealthStub] = itertools.cycle(
-            [health_pb2_grpc.HealthStub(channel) for channel in self._channels]
-        )
+        self._engine_stubs = [engine_pb2_grpc.EngineServiceStub(c) for c in self._channels]
+        self._health_stubs = [health_pb2_grpc.HealthStub(c) for c in self._channels]
+        self._turns: Iterator[int] = itertools.cycle(range(channels))
 
     @property
     def _stub(self) -> engine_pb2_grpc.EngineServiceStub:
         """The stub of the next channel in turn."""
-        return next(self._stubs)
+        return self._engine_stubs[next(self._turns)]
 
     @property
     def _health(self) -> health_pb2_grpc.HealthStub:
-        return next(self._healths)
+        return self._health_stubs[next(self._turns)]
 
 
 class EngineClient(_ChannelRotation[aio.Channel]):
-    """Asynchronous engine client over `channels` grpc.aio channels, taken in turn."""
+    """Asynchronous engine client over `channels` grpc.aio channels, each call on the
+    less busy of two (see the module's description)."""
 
     def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
         super().__init__(target, timeout, channels, aio.insecure_channel)
+        self._in_flight = [0] * channels
+        self._random = random.Random()
+
+    def _pick(self) -> int:
+        """Of the next channel in turn and one other drawn at random, the one with
+        fewer calls in flight (the next in turn on a tie)."""
+        turn = next(self._turns)
+        count = len(self._in_flight)
+        if count == 1:
+            return turn
+        other = (turn + 1 + self._random.randrange(count - 1)) % count
+        return other if self._in_flight[other] < self._in_flight[turn] else turn
 
     async def __aenter__(self) -> Self:
         return self
@@ -237,21 +253,27 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         for channel in self._channels:
             await channel.close()
 
-    async def _call(self, method: Any, request: Message) -> Any:
+    async def _call(self, rpc: str, request: Message) -> Any:
+        """Calls the EngineService method named `rpc` on the less busy channel."""
+        index = self._pick()
+        self._in_flight[index] += 1
         try:
+            method = getattr(self._engine_stubs[index], rpc)
             return await method(request, timeout=_call_timeout(self.timeout))
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
+        finally:
+            self._in_flight[index] -= 1
 
     async def list_variants(self) -> list[game_pb2.Variant]:
         reply: engine_pb2.ListVariantsResponse = await self._call(
-            self._stub.ListVariants, engine_pb2.ListVariantsRequest()
+            "ListVariants", engine_pb2.ListVariantsRequest()
         )
         return list(reply.variants)
 
     async def get_variant(self, name: str) -> game_pb2.Variant:
         reply: engine_pb2.GetVariantResponse = await self._call(
-            self._stub.GetVariant, engine_pb2.GetVariantRequest(name=name)
+            "GetVariant", engine_pb2.GetVariantRequest(name=name)
         )
         return reply.variant
 
@@ -264,13 +286,13 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         moves: Sequence[MoveLike] = (),
     ) -> engine_pb2.NewGameResponse:
         reply: engine_pb2.NewGameResponse = await self._call(
-            self._stub.NewGame, _new_game_request(variant, deal, options, moves)
+            "NewGame", _new_game_request(variant, deal, options, moves)
         )
         return reply
 
     async def legal_moves(self, state: game_pb2.SealedState) -> list[game_pb2.Move]:
         reply: engine_pb2.ListLegalMovesResponse = await self._call(
-            self._stub.ListLegalMoves, engine_pb2.ListLegalMovesRequest(state=state)
+            "ListLegalMoves", engine_pb2.ListLegalMovesRequest(state=state)
         )
         return list(reply.moves)
 
@@ -278,7 +300,7 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         self, state: game_pb2.SealedState, move: MoveLike
     ) -> engine_pb2.ApplyMoveResponse:
         reply: engine_pb2.ApplyMoveResponse = await self._call(
-            self._stub.ApplyMove, engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
+            "ApplyMove", engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
         )
         return reply
 
@@ -286,26 +308,27 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
     ) -> engine_pb2.ApplyMovesResponse:
         request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
-        reply: engine_pb2.ApplyMovesResponse = await self._call(self._stub.ApplyMoves, request)
+        reply: engine_pb2.ApplyMovesResponse = await self._call("ApplyMoves", request)
         return reply
 
     async def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
         reply: engine_pb2.GetPlayerViewResponse = await self._call(
-            self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
+            "GetPlayerView", engine_pb2.GetPlayerViewRequest(state=state)
         )
         return reply.view
 
     async def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
         """How the engine protects states: sealed (with which keys) or not at all."""
         reply: engine_pb2.GetEngineInfoResponse = await self._call(
-            self._stub.GetEngineInfo, engine_pb2.GetEngineInfoRequest()
+            "GetEngineInfo", engine_pb2.GetEngineInfoRequest()
         )
         return reply
 
     async def health(self) -> bool:
         """True when the engine answers its health check with SERVING."""
         try:
-            reply = await self._health.Check(_HEALTH_REQUEST, timeout=_call_timeout(self.timeout))
+            stub = self._health_stubs[self._pick()]
+            reply = await stub.Check(_HEALTH_REQUEST, timeout=_call_timeout(self.timeout))
         except grpc.RpcError:
             return False
         return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)

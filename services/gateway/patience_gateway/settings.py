@@ -15,9 +15,11 @@ def default_workers() -> int:
 
 
 def default_engine_channels() -> int:
-    """One connection per core, two at least: each reaches one engine process
-    (see `patience_engine.client`), and ENGINE_WORKERS defaults to the cores too."""
-    return max(2, os.cpu_count() or 1)
+    """Two connections per core, four at least: each reaches one engine process, chosen
+    by the kernel at random, and ENGINE_WORKERS defaults to the cores too; with twice
+    as many connections as processes, and calls sent to the less busy connection (see
+    `patience_engine.client`), every process gets calls."""
+    return max(4, 2 * (os.cpu_count() or 1))
 
 
 class SettingsError(ValueError):
