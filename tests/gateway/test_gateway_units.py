@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from patience_gateway.models import MoveRequest
 from patience_gateway.preconditions import etag, matches, none_match, require_match
 from patience_gateway.problems import ProblemError
+from patience_gateway.redis_client import replica_wait, seed_nodes
+from patience_gateway.script_calls import ReplicaWait
 from patience_gateway.security import (
     bearer_token,
     check_token,
@@ -45,7 +47,45 @@ def test_settings_from_the_environment() -> None:
     assert defaults.game_ttl_seconds == 604800 and defaults.max_body_bytes == 65536
     assert (defaults.host, defaults.port) == ("127.0.0.1", 8000)
     assert defaults.engine_addr == "127.0.0.1:50051"
-    assert defaults.engine_channels == max(2, os.cpu_count() or 1)
+    assert defaults.engine_channels == max(4, 2 * (os.cpu_count() or 1))
+    assert (defaults.redis_cluster, defaults.redis_wait_replicas) == (False, 0)
+
+
+def test_redis_settings_from_the_environment() -> None:
+    settings = Settings.from_env(
+        {
+            "REDIS_URL": "redis://a:1,b:2",
+            "REDIS_CLUSTER": "true",
+            "REDIS_WAIT_REPLICAS": "1",
+            "REDIS_WAIT_TIMEOUT_MS": "250",
+        }
+    )
+    assert (settings.redis_cluster, settings.redis_wait_replicas) == (True, 1)
+    assert settings.redis_wait_timeout_ms == 250
+    assert replica_wait(settings) == ReplicaWait(1, 250)
+    assert replica_wait(Settings.from_env({"REDIS_WAIT_REPLICAS": "0"})) is None
+    assert seed_nodes("redis://:pw@a:1/0, b:2 ,redis://c") == (
+        "redis://:pw@a:1/0",
+        [("a", 1), ("b", 2), ("c", 6379)],
+    )
+    for flag in ("1", "yes", "on", "TRUE"):
+        assert Settings.from_env({"REDIS_CLUSTER": flag}).redis_cluster
+    for flag in ("", "0", "no", "off", "false"):
+        assert not Settings.from_env({"REDIS_CLUSTER": flag}).redis_cluster
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("REDIS_CLUSTER", "maybe"),
+        ("REDIS_WAIT_REPLICAS", "-1"),
+        ("REDIS_WAIT_REPLICAS", "one"),
+        ("REDIS_WAIT_TIMEOUT_MS", "0"),
+    ],
+)
+def test_redis_settings_refuse_bad_values(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({name: value})
 
 
 @pytest.mark.parametrize("value", ["0", "-5", "ten", "1.5"])
