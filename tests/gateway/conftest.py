@@ -44,8 +44,15 @@ def settings(store_kind: str, request: pytest.FixtureRequest, engine: EngineThre
         url, cluster = request.getfixturevalue("redis_cluster").url, True
     else:
         url, cluster = request.getfixturevalue("redis_url"), False
+    # Deadlines far past anything a loaded machine takes: a test that wants one to
+    # pass makes settings of its own.
     return Settings(
-        redis_url=url, redis_cluster=cluster, engine_addr=engine.target, max_body_bytes=4096
+        redis_url=url,
+        redis_cluster=cluster,
+        engine_addr=engine.target,
+        max_body_bytes=4096,
+        redis_timeout_seconds=30.0,
+        engine_timeout_seconds=30.0,
     )
 
 
