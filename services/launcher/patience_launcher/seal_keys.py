@@ -1,0 +1,150 @@
+"""The engine's seal key as the launcher chooses it: one key per data store, never a
+throwaway one for data that outlives the run.
+
+- ENGINE_SEAL_KEY or ENGINE_SEAL_KEY_FILE set: the operator's keys, as they are
+  (ENGINE_SEAL_KEY set but empty: no key, the engine's unsafe development mode).
+- Otherwise, with the embedded Redis: the key file `engine-seal.key` in the data folder,
+  beside the Redis data it opens, made once (mode 0600). With `--ephemeral` the folder is
+  temporary, and so is the key, like the games.
+- Otherwise, with REDIS_URL: no key can be chosen here. The games live in that Redis,
+  perhaps shared by engines on other machines; a key made up now would make every game
+  unreadable after a restart. `patience serve` refuses to start and says what to set.
+
+Then, with any Redis, the launcher records the current key's id in it
+(`patience:seal-key-id`) and refuses to start when the id recorded there is none of the
+configured keys: the games kept there would not open (409 state-unreadable). A rotation
+(the recorded key among the old keys) moves the record to the new current key.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from patience_engine.config import read_key_file, seal_keys_from_env
+from patience_engine.sealing import key_id_of
+
+KEY_FILE_NAME = "engine-seal.key"
+STORE_RECORD = "patience:seal-key-id"
+_HEADER = (
+    "# patience-engine seal keys: the first opens and seals, the others (older keys) only\n"
+    "# open the states they sealed. Keep this file with the games it opens, mode 0600.\n"
+)
+
+
+class KeyProblem(Exception):
+    """The configured keys cannot work with this data store; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyChoice:
+    """What the engine is started with: `env` to add to its environment, the key ids
+    (current first; none without a key) and a line for the banner."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    key_ids: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def banner(self) -> str:
+        if not self.key_ids:
+            return (
+                "NOT SEALED: unsafe development mode, states readable and forgeable "
+                "(ENGINE_SEAL_KEY is empty)"
+            )
+        old = len(self.key_ids) - 1
+        extra = f", {old} old key{'s' if old > 1 else ''}" if old else ""
+        return f"sealed, key {self.key_ids[0]}{extra} ({self.source})"
+
+
+def new_key() -> str:
+    """A fresh key: 256 random bits in hex."""
+    return secrets.token_hex(32)
+
+
+def configured(environ: Mapping[str, str]) -> bool:
+    return "ENGINE_SEAL_KEY" in environ or "ENGINE_SEAL_KEY_FILE" in environ
+
+
+def choose(
+    environ: Mapping[str, str], data_folder: Path | None, *, redis_url_given: bool
+) -> KeyChoice:
+    """The keys to start the engine with (see the module docstring). `data_folder`: where
+    the embedded Redis keeps its data, None when REDIS_URL names the Redis."""
+    if configured(environ):
+        try:
+            keys = seal_keys_from_env(environ)
+        except ValueError as error:
+            raise KeyProblem(str(error)) from None
+        source = (
+            f"key file {environ['ENGINE_SEAL_KEY_FILE']}"
+            if environ.get("ENGINE_SEAL_KEY_FILE", "").strip()
+            else "ENGINE_SEAL_KEY"
+        )
+        return KeyChoice({}, tuple(key_id_of(key) for key in keys), source)
+    if redis_url_given or data_folder is None:
+        raise KeyProblem(
+            "REDIS_URL is set but no seal key is: the games kept in that Redis need the "
+            "same key at every start, and a key made up now would lock them out after a "
+            "restart. Set ENGINE_SEAL_KEY (a new one: `patience key new`) or "
+            "ENGINE_SEAL_KEY_FILE, or ENGINE_SEAL_KEY= (empty) for an unsafe development run"
+        )
+    path = ensure_key_file(data_folder / KEY_FILE_NAME)
+    keys = [key.encode() for key in read_key_file(path)]
+    return KeyChoice(
+        {"ENGINE_SEAL_KEY_FILE": str(path)},
+        tuple(key_id_of(key) for key in keys),
+        f"key file {path}",
+    )
+
+
+def ensure_key_file(path: Path) -> Path:
+    """`path`, made with a new key (mode 0600) if it does not exist yet."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path
+    with os.fdopen(fd, "w", encoding="ascii") as file:
+        file.write(_HEADER + new_key() + "\n")
+    return path
+
+
+def rotate_key_file(path: Path) -> str:
+    """Puts a new key first in the key file, keeping the others as old keys; returns the
+    new key's id. The file is replaced whole (written beside it, then renamed)."""
+    old = read_key_file(path) if path.exists() else []
+    key = new_key()
+    spare = path.with_name(path.name + ".new")
+    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as file:
+        file.write(_HEADER + "\n".join([key, *old]) + "\n")
+    os.replace(spare, path)
+    return key_id_of(key.encode())
+
+
+def check_store(redis_url: str, key_ids: Sequence[str], *, cluster: bool = False) -> None:
+    """Records the current key's id in the Redis at `redis_url`, or raises KeyProblem when
+    the id recorded there belongs to none of `key_ids` (its games would not open)."""
+    import redis  # late: the engine's image path never needs it
+    from redis.cluster import RedisCluster
+
+    client = RedisCluster.from_url(redis_url) if cluster else redis.Redis.from_url(redis_url)
+    try:
+        recorded = client.get(STORE_RECORD)
+        recorded_id = recorded.decode() if isinstance(recorded, bytes) else None
+        if recorded_id is not None and recorded_id not in key_ids:
+            have = ", ".join(key_ids) or "none (ENGINE_SEAL_KEY is empty)"
+            raise KeyProblem(
+                f"the games in this Redis were sealed with key {recorded_id}, which is not "
+                f"among the configured keys ({have}): they would not open. Give the engine "
+                "that key (as ENGINE_SEAL_KEY, or as an old key in ENGINE_OLD_SEAL_KEYS or "
+                f"the key file), or delete {STORE_RECORD} from the Redis if those games "
+                "may be lost"
+            )
+        if key_ids and recorded_id != key_ids[0]:
+            client.set(STORE_RECORD, key_ids[0])
+    finally:
+        client.close()
