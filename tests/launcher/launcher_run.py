@@ -16,7 +16,15 @@ from tests.launcher.processes import Proc, descendants, still_running
 
 STARTUP_SECONDS = 120.0  # a generous deadline, polled: a fast machine does not wait for it
 # Settings of the machine running the tests that must not reach the launcher under test.
-OWN_SETTINGS = ("REDIS_URL", "PATIENCE_DATA_DIR", "ENGINE_WORKERS", "GATEWAY_WORKERS")
+OWN_SETTINGS = (
+    "REDIS_URL",
+    "PATIENCE_DATA_DIR",
+    "ENGINE_WORKERS",
+    "GATEWAY_WORKERS",
+    "ENGINE_SEAL_KEY",
+    "ENGINE_SEAL_KEY_FILE",
+    "ENGINE_OLD_SEAL_KEYS",
+)
 
 
 def patience_argv() -> list[str]:

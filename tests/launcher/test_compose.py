@@ -18,9 +18,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def services() -> dict[str, Any]:
-    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    assert set(compose["services"]) == {"redis", "engine", "gateway"}
+def compose() -> dict[str, Any]:
+    loaded: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def services(compose: dict[str, Any]) -> dict[str, Any]:
+    assert set(compose["services"]) == {"redis", "seal-key", "engine", "gateway"}
     return dict(compose["services"])
 
 
@@ -56,9 +61,22 @@ def test_gateway_balances_over_every_engine_and_waits_for_health(
     assert any(str(port).endswith(":8000") for port in gateway["ports"])
 
 
-def test_the_seal_key_is_shared_and_comes_from_the_environment(services: dict[str, Any]) -> None:
-    key = services["engine"]["environment"]["ENGINE_SEAL_KEY"]
-    assert re.fullmatch(r"\$\{ENGINE_SEAL_KEY:-[^}]+\}", key)
+def test_the_seal_key_is_made_once_in_a_volume_every_engine_reads(
+    services: dict[str, Any], compose: dict[str, Any]
+) -> None:
+    """One key per data store, none in the file: made by `patience key ensure` in a named
+    volume the engines mount read-only, before any engine starts."""
+    maker, engine = services["seal-key"], services["engine"]
+    command = maker["command"]
+    assert command[:3] == ["patience", "key", "ensure"]
+    key_file = command[3]
+    volume, folder = maker["volumes"][0].split(":")
+    assert key_file.startswith(folder + "/") and volume in compose["volumes"]
+    assert engine["environment"]["ENGINE_SEAL_KEY_FILE"] == key_file
+    assert f"{volume}:{folder}:ro" in engine["volumes"]
+    assert engine["depends_on"]["seal-key"] == {"condition": "service_completed_successfully"}
+    assert "ENGINE_SEAL_KEY" not in engine["environment"]
+    assert "patience" in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
 
 
 @pytest.mark.parametrize("name", ["engine", "gateway"])

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+from patience_engine.config import read_key_file
+from patience_engine.sealing import key_id_of
 
 from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, serve_args
 
@@ -23,7 +25,7 @@ def start(folder: Path, logs: str, ports: tuple[int, int], env: dict[str, str]) 
 def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
     tmp_path: Path, ports: tuple[int, int]
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in (*OWN_SETTINGS, "ENGINE_SEAL_KEY")}
+    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
     first = start(tmp_path, "first", ports, env)
     try:
         first.wait_ready()
@@ -49,6 +51,9 @@ def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
         key_file = tmp_path / ".patience" / "engine-seal.key"
         assert (key_file.stat().st_mode & 0o777) == 0o600
         key = key_file.read_text()
+        (current,) = read_key_file(key_file)
+        key_id = key_id_of(current.encode())
+        assert f"States     sealed, key {key_id} (key file {key_file})" in first.stdout
 
         second = start(tmp_path, "second", (0, 0), env)
         try:

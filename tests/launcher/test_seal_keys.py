@@ -10,7 +10,7 @@ import pytest
 import redis
 from patience_engine.config import read_key_file
 from patience_engine.sealing import key_id_of
-from patience_launcher import seal_keys
+from patience_launcher import cli, seal_keys
 from patience_launcher.seal_keys import KEY_FILE_NAME, STORE_RECORD, KeyProblem, choose
 
 
@@ -81,3 +81,21 @@ def test_a_redis_remembers_its_key_and_refuses_another(redis_url: str) -> None:
     finally:
         client.delete(STORE_RECORD)
         client.close()
+
+
+def test_the_key_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["key", "new"]) == 0
+    printed = capsys.readouterr().out.strip()
+    assert len(printed) == 64 and int(printed, 16) >= 0
+    path = tmp_path / "keys" / KEY_FILE_NAME
+    path.parent.mkdir()
+    assert cli.main(["key", "ensure", str(path)]) == 0
+    assert "made with a new key" in capsys.readouterr().out
+    (first,) = read_key_file(path)
+    assert cli.main(["key", "ensure", str(path)]) == 0
+    assert "kept as it was" in capsys.readouterr().out
+    assert cli.main(["key", "rotate", str(path)]) == 0
+    keys = read_key_file(path)
+    assert keys[1:] == [first]
+    assert f"new current key {key_id_of(keys[0].encode())}" in capsys.readouterr().out
+    assert cli.main(["key", "ensure", str(tmp_path / "missing" / "x.key")]) == 2

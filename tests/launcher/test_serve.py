@@ -14,11 +14,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from patience_engine.client import SyncEngineClient
+from patience_engine.sealing import key_id_of
 from patience_launcher import probes
 from patience_launcher.addresses import port_is_closed
 from patience_launcher.data_folder import RunData
 from patience_launcher.healthcheck import main as healthcheck
+from patience_launcher.seal_keys import STORE_RECORD
 
 from tests.launcher.launcher_run import LauncherRun, named, serve_args
 from tests.launcher.processes import descendants, still_running
@@ -94,15 +97,30 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     assert not data.exists(), "--ephemeral: the data folder goes on exit"
 
 
+@pytest.fixture
+def store_key_record(redis_url: str) -> Iterator[None]:
+    """The suite's Redis without the seal key id a `patience serve` records in it,
+    before and after the test."""
+    client = redis.Redis.from_url(redis_url)
+    client.delete(STORE_RECORD)
+    try:
+        yield
+    finally:
+        client.delete(STORE_RECORD)
+        client.close()
+
+
 def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
-    tmp_path: Path, ports: tuple[int, int], redis_url: str
+    tmp_path: Path, ports: tuple[int, int], redis_url: str, store_key_record: None
 ) -> None:
     http_port, grpc_port = ports
-    env = {**os.environ, "REDIS_URL": redis_url}
+    env = {**os.environ, "REDIS_URL": redis_url, "ENGINE_SEAL_KEY": "redis-url-test-key"}
     run = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path, env=env)
     try:
         run.wait_ready()
         assert run.banner_value("Redis") == redis_url
+        key_id = key_id_of(b"redis-url-test-key")
+        assert f"States     sealed, key {key_id} (ENGINE_SEAL_KEY)" in run.stdout
         assert named(run.children, "redis-server") == []
         assert probes.http_ok(f"http://127.0.0.1:{http_port}/readyz")
         assert run.interrupt() == 0, run.output()
@@ -110,6 +128,33 @@ def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
         run.cleanup()
     assert run.leftovers() == []
     assert probes.redis_pong(redis_url), "the launcher stopped a Redis it did not start"
+    # The Redis remembers the key its games were sealed with: another one starts nothing.
+    env["ENGINE_SEAL_KEY"] = "another-key"
+    other = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path, env=env)
+    try:
+        assert other.process.wait(60) == 1, other.output()
+        assert "sealed with key " + key_id_of(b"redis-url-test-key") in other.stderr
+    finally:
+        other.cleanup()
+    assert other.leftovers() == []
+
+
+def test_serve_with_redis_url_and_no_key_refuses_to_start(
+    tmp_path: Path, ports: tuple[int, int], redis_url: str
+) -> None:
+    """Finding: it drew a key of its own, and every stored game answered 500 after a
+    restart."""
+    http_port, grpc_port = ports
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGINE_SEAL_KEY")}
+    env["REDIS_URL"] = redis_url
+    run = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path, env=env)
+    try:
+        assert run.process.wait(60) == 2, run.output()
+        assert "REDIS_URL is set but no seal key is" in run.stderr
+        assert "patience key new" in run.stderr
+    finally:
+        run.cleanup()
+    assert run.leftovers() == []
 
 
 def test_a_service_that_keeps_crashing_stops_everything_with_status_1(

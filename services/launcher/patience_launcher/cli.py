@@ -20,16 +20,17 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from patience_launcher import addresses
+from patience_launcher import addresses, seal_keys
 from patience_launcher.data_folder import (
     DATA_DIR_VARIABLE,
     FolderInUse,
     RunData,
-    kept_seal_key,
+    data_dir,
     prepare,
 )
 from patience_launcher.redis_server import TEMP_PREFIX, resolve_folder
 from patience_launcher.scratch import temp_dir_for
+from patience_launcher.seal_keys import KeyChoice, KeyProblem
 from patience_launcher.services import (
     DEFAULT_HOST,
     METRICS_PREFIX,
@@ -50,6 +51,22 @@ FSYNC_NOTES = {"everysec": "fsynced every second", "always": "fsynced before eve
 
 class UsageError(Exception):
     """A problem with the command line or the environment, found before starting."""
+
+
+def choose_keys(data_folder: Path | None, *, redis_url_given: bool = False) -> KeyChoice:
+    try:
+        return seal_keys.choose(os.environ, data_folder, redis_url_given=redis_url_given)
+    except KeyProblem as problem:
+        raise UsageError(str(problem)) from None
+
+
+def check_store_key(redis_url: str, keys: KeyChoice) -> None:
+    """The Redis's games open with these keys (it records the current key's id)."""
+    cluster = os.environ.get("REDIS_CLUSTER", "").strip().lower() in ("1", "true", "yes", "on")
+    try:
+        seal_keys.check_store(redis_url, keys.key_ids, cluster=cluster)
+    except KeyProblem as problem:
+        raise ServiceFailed(str(problem)) from None
 
 
 def choose_port(host: str, port: int, flag: str) -> int:
@@ -119,14 +136,20 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(str(error)) from None
     run_data = claim_data_folder(args)
+    given = os.environ.get("REDIS_URL")
+    # One key per data store: kept beside the embedded Redis's data, or given with
+    # REDIS_URL; chosen before anything starts, so that a missing key starts nothing.
+    try:
+        keys = choose_keys(None if given else run_data.path, redis_url_given=bool(given))
+    except UsageError:
+        run_data.release()
+        raise
     stack = contextlib.ExitStack()  # what this run made, removed when it ends
     stack.callback(run_data.release)
     supervisor = Supervisor()
     timeout = args.startup_timeout
 
     def start() -> list[str]:
-        given = os.environ.get("REDIS_URL")
-        seal_key = None  # a key of this run
         if given:
             use_redis_url(supervisor, given, timeout)
             redis_url, redis_note = given, "from REDIS_URL"
@@ -134,8 +157,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             folder = prepare(run_data.path / "redis")
             redis_url = start_redis(supervisor, folder, timeout, appendfsync=args.appendfsync)
             redis_note = f"embedded, append-only file {FSYNC_NOTES[args.appendfsync]}"
-            seal_key = kept_seal_key(run_data.path)  # kept with the games it opens
-        engine = start_engine(supervisor, args.host, grpc_port, workers.engine, timeout, seal_key)
+        check_store_key(redis_url, keys)
+        engine = start_engine(supervisor, args.host, grpc_port, workers.engine, timeout, keys)
         rest = start_gateway(
             supervisor,
             args.host,
@@ -155,6 +178,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"  gRPC       {engine}  ({plural(workers.engine, 'engine worker')})",
             f"  Redis      {redact(redis_url)}  ({redis_note})",
             f"  Data       {run_data.path}  ({data_note})",
+            f"  States     {keys.banner}",
             "A service that stops is started again; Ctrl-C stops them all.",
         ]
 
@@ -169,9 +193,17 @@ def cmd_engine(args: argparse.Namespace) -> int:
     workers = args.engine_workers or positive_from_env("ENGINE_WORKERS")
     supervisor = Supervisor()
 
+    # Clients keep the states this engine seals: the key is kept in the data folder
+    # (made once) unless ENGINE_SEAL_KEY or ENGINE_SEAL_KEY_FILE gives one.
+    keys = choose_keys(None if seal_keys.configured(os.environ) else prepare(data_dir()))
+
     def start() -> list[str]:
-        target = start_engine(supervisor, host, port, workers, args.startup_timeout)
-        return [f"patience engine is ready: gRPC {target}", "Press Ctrl-C to stop."]
+        target = start_engine(supervisor, host, port, workers, args.startup_timeout, keys)
+        return [
+            f"patience engine is ready: gRPC {target}",
+            f"  states {keys.banner}",
+            "Press Ctrl-C to stop.",
+        ]
 
     return run_services(supervisor, start)
 
@@ -232,6 +264,31 @@ def cmd_redis(args: argparse.Namespace) -> int:
 
     with stack:
         return run_services(supervisor, start)
+
+
+def cmd_key(args: argparse.Namespace) -> int:
+    if args.key_command == "new":
+        print(seal_keys.new_key())
+        return 0
+    if args.key_command == "ensure":
+        path = Path(args.file)
+        existed = path.exists()
+        try:
+            seal_keys.ensure_key_file(path)
+        except OSError as error:
+            raise UsageError(f"cannot make the key file {path}: {error}") from None
+        print(f"{path}: {'kept as it was' if existed else 'made with a new key'}")
+        return 0
+    path = Path(args.file) if args.file else data_dir() / seal_keys.KEY_FILE_NAME
+    try:
+        key_id = seal_keys.rotate_key_file(path)
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot rotate the key file {path}: {error}") from None
+    print(
+        f"{path}: new current key {key_id}, the earlier keys kept as old keys; restart the "
+        "engines (docs/operations.md, Keys)"
+    )
+    return 0
 
 
 # the command line -------------------------------------------------------------------------
@@ -328,6 +385,21 @@ def build_parser() -> argparse.ArgumentParser:
     redis.add_argument("--appendonly", action="store_true", help="keep an append-only file")
     timeout_flag(redis)
     redis.set_defaults(run=cmd_redis)
+
+    key = commands.add_parser("key", help="the engine's seal keys: make one, rotate a key file")
+    key_commands = key.add_subparsers(dest="key_command", required=True, metavar="ACTION")
+    key_commands.add_parser("new", help="print a new random key (for ENGINE_SEAL_KEY)")
+    rotate = key_commands.add_parser(
+        "rotate", help="put a new key first in a key file; the others stay as old keys"
+    )
+    rotate.add_argument(
+        "file", nargs="?", help=f"the key file (default: <data folder>/{seal_keys.KEY_FILE_NAME})"
+    )
+    ensure = key_commands.add_parser(
+        "ensure", help="make a key file with a new key unless it exists (e.g. in a volume)"
+    )
+    ensure.add_argument("file", help="the key file")
+    key.set_defaults(run=cmd_key)
     return parser
 
 

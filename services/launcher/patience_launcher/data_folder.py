@@ -15,7 +15,6 @@ in `.gitignore`.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -41,7 +40,6 @@ def prepare(folder: Path) -> Path:
 
 EPHEMERAL_PREFIX = "patience-data-"
 LOCK_NAME = "launcher.lock"
-SEAL_KEY_FILE = "engine-seal.key"
 
 
 class FolderInUse(Exception):
@@ -75,18 +73,3 @@ class RunData:
         if self._lock_fd is not None:
             os.close(self._lock_fd)
             self._lock_fd = None
-
-
-def kept_seal_key(folder: Path) -> str:
-    """The engine's seal key kept in `folder` (its first line), made on first use: the
-    games kept beside it stay playable after a restart."""
-    path = folder / SEAL_KEY_FILE
-    try:
-        return path.read_text(encoding="ascii").splitlines()[0].strip()
-    except FileNotFoundError:
-        pass
-    key = secrets.token_hex(32)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as file:
-        file.write(key + "\n")
-    return key

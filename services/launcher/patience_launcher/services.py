@@ -4,7 +4,6 @@ environment, and the check that tells it answers."""
 from __future__ import annotations
 
 import os
-import secrets
 import sys
 import time
 import urllib.parse
@@ -13,6 +12,7 @@ from pathlib import Path
 from patience_launcher import addresses, probes
 from patience_launcher.children import ChildProcess
 from patience_launcher.redis_server import AppendFsync, redis_argv
+from patience_launcher.seal_keys import KeyChoice
 from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor
 
 DEFAULT_HOST = "127.0.0.1"
@@ -56,12 +56,6 @@ def redact(url: str) -> str:
 def use_redis_url(supervisor: Supervisor, url: str, timeout: float) -> None:
     """Waits until the Redis the user named answers PING."""
     supervisor.say(f"using the Redis at {redact(url)}")
-    if "ENGINE_SEAL_KEY" not in os.environ:
-        supervisor.say(
-            "ENGINE_SEAL_KEY is not set: this run seals states with a key of its own, so "
-            "games kept in that Redis will not be playable after a restart; set "
-            "ENGINE_SEAL_KEY to keep them"
-        )
     deadline = time.monotonic() + timeout
     while not probes.redis_pong(url):
         if supervisor.stop_requested.is_set():
@@ -98,17 +92,16 @@ def start_engine(
     port: int,
     workers: int,
     timeout: float,
-    seal_key: str | None = None,
+    keys: KeyChoice,
 ) -> str:
-    """Starts the engine on host:port; returns the address a local client dials.
-    Unless ENGINE_SEAL_KEY is set, states are sealed with `seal_key`, else with a key
-    of this run (a restarted engine keeps this environment, so it keeps the key)."""
+    """Starts the engine on host:port with the seal keys chosen by
+    `seal_keys.choose`; returns the address a local client dials. (A restarted engine
+    keeps this environment, so it keeps its keys.)"""
     env = child_env(
         ENGINE_LISTEN=addresses.host_port(host, port),
         ENGINE_WORKERS=str(workers),
+        **keys.env,
     )
-    if "ENGINE_SEAL_KEY" not in os.environ:
-        env["ENGINE_SEAL_KEY"] = seal_key or secrets.token_hex(32)
     target = addresses.host_port(addresses.reachable_host(host), port)
     child = ChildProcess("engine", service_argv("patience-engine", "patience_engine"), env)
     supervisor.say(f"starting the engine on {env['ENGINE_LISTEN']} ({plural(workers, 'worker')})")
