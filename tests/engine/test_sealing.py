@@ -10,6 +10,8 @@ import grpc
 import patience
 import pytest
 from google.protobuf.message import DecodeError
+from hypothesis import given
+from hypothesis import strategies as st
 from patience_engine import wire
 from patience_engine.client import EngineClient, EngineError
 from patience_engine.config import EngineConfig
@@ -32,6 +34,7 @@ from tests.engine.helpers import (
     expect_error,
     game_state_of,
     key_id_in,
+    mutated,
     state_of,
     unsealed,
 )
@@ -280,3 +283,25 @@ async def test_an_engine_without_a_key_calls_out_a_rearranged_stock(
             assert error.metadata == {"detail": "STOCK_NOT_FROM_DEAL"}
     # The true stock, three cards dealt, is taken.
     assert (await client.player_view(unsealed(state))).counters.stock_size == 61
+
+
+@given(
+    st.binary(min_size=1, max_size=400),
+    st.lists(st.tuples(st.integers(0, 10_000), st.integers(0, 255)), min_size=1, max_size=4),
+    st.sampled_from(["flip", "insert", "delete", "truncate"]),
+)
+def test_an_envelope_opens_to_what_was_sealed_or_not_at_all(
+    state: bytes, edits: list[tuple[int, int]], how: str
+) -> None:
+    sealer = Sealer(SEAL_KEY, [OTHER_SEAL_KEY])
+    envelope = sealer.wrap(state)
+    assert Sealer(SEAL_KEY).unseal(game_pb2.SealedState(state=envelope)) == state
+    changed = mutated(envelope, edits, how)
+    if changed == envelope:
+        return
+    try:
+        opened = Sealer(SEAL_KEY, [OTHER_SEAL_KEY]).unseal(game_pb2.SealedState(state=changed))
+    except Rejected as rejected:
+        assert rejected.reason in ("STATE_SEAL_INVALID", "STATE_KEY_UNKNOWN")
+    else:
+        raise AssertionError(f"a changed envelope opened to {opened!r}")
