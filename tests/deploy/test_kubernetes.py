@@ -1,0 +1,197 @@
+"""deploy/kubernetes: the base and the production overlay, rendered offline
+(tests/deploy/kustomize.py), every resource valid against the Kubernetes schemas
+(kubernetes-validate), and the references between them sound: selectors match pod
+labels, probes and Services name ports the containers have, every environment
+variable is one the service reads, mounts name volumes, workloads run as non-root on a
+read-only root filesystem with requests and limits."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+from patience_engine.client import SERVICE_NAME
+
+from tests.deploy.kustomize import Doc, all_containers, find, pod_spec, render
+
+ROOT = Path(__file__).resolve().parents[2]
+KUBERNETES = ROOT / "deploy" / "kubernetes"
+FOLDERS = {"base": KUBERNETES / "base", "production": KUBERNETES / "overlays" / "production"}
+# the oldest Kubernetes these manifests are meant for (gRPC probes are GA since 1.27)
+KUBERNETES_VERSION = "1.30.0"
+OUR_IMAGE = "patience-engine"
+SEAL_SECRET, SEAL_FILE = "patience-seal-key", "seal.key"
+# set for the container itself, not read by our code: Python's, and values that other
+# variables expand with $(...)
+NOT_OURS = {"PYTHONDONTWRITEBYTECODE", "POD_NAMESPACE", "POD_IP"}
+
+
+@pytest.fixture(scope="module", params=sorted(FOLDERS))
+def docs(request: pytest.FixtureRequest) -> list[Doc]:
+    return render(FOLDERS[request.param])
+
+
+def workloads(docs: list[Doc]) -> list[Doc]:
+    return [doc for doc in docs if pod_spec(doc) is not None]
+
+
+def pod_labels(doc: Doc) -> dict[str, str]:
+    labels: dict[str, str] = doc["spec"]["template"]["metadata"]["labels"]
+    return labels
+
+
+def selected(docs: list[Doc], selector: dict[str, str]) -> list[Doc]:
+    return [w for w in workloads(docs) if selector.items() <= pod_labels(w).items()]
+
+
+def names_the_code_reads() -> set[str]:
+    """Every upper-case quoted name in the gateway's and engine's sources: the
+    environment variables they read are among them."""
+    names: set[str] = set()
+    for package in ("gateway/patience_gateway", "engine/patience_engine"):
+        for source in (ROOT / "services" / package).rglob("*.py"):
+            names.update(re.findall(r"[\"']([A-Z][A-Z0-9_]{2,})[\"']", source.read_text()))
+    return names
+
+
+def test_every_resource_is_valid_against_the_kubernetes_schemas(docs: list[Doc]) -> None:
+    for doc in docs:
+        kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+    kinds = {doc["kind"] for doc in docs}
+    assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"} <= kinds
+    assert {"StatefulSet", "Job", "ConfigMap"} <= kinds
+
+
+def test_selectors_match_the_pods_they_mean(docs: list[Doc]) -> None:
+    for workload in workloads(docs):
+        if workload["kind"] != "Job":
+            selector = workload["spec"]["selector"]["matchLabels"]
+            assert selector.items() <= pod_labels(workload).items(), workload["metadata"]
+    for doc in docs:
+        if doc["kind"] in ("Service", "PodDisruptionBudget"):
+            selector = doc["spec"]["selector"]
+            selector = selector.get("matchLabels", selector)
+            assert len(selected(docs, selector)) == 1, (doc["kind"], doc["metadata"]["name"])
+        if doc["kind"] == "HorizontalPodAutoscaler":
+            target = doc["spec"]["scaleTargetRef"]
+            find(docs, target["kind"], target["name"])
+        if doc["kind"] == "StatefulSet":
+            service = find(docs, "Service", doc["spec"]["serviceName"])
+            assert service["spec"]["clusterIP"] == "None"
+
+
+def _ports(container: Doc) -> tuple[set[str], set[int]]:
+    ports = container.get("ports", [])
+    return {p["name"] for p in ports if "name" in p}, {p["containerPort"] for p in ports}
+
+
+def _probe_port(probe: Doc) -> Any:
+    for kind in ("grpc", "httpGet", "tcpSocket"):
+        if kind in probe:
+            return probe[kind]["port"]
+    return None
+
+
+def test_probes_and_services_name_ports_the_containers_have(docs: list[Doc]) -> None:
+    for workload in workloads(docs):
+        for container in pod_spec(workload)["containers"]:  # type: ignore[index]
+            names, numbers = _ports(container)
+            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+                if workload["kind"] == "Job":
+                    continue
+                assert probe in container, (container["name"], probe)
+                port = _probe_port(container[probe])
+                if port is not None:
+                    assert port in names or port in numbers, (container["name"], probe, port)
+                if "grpc" in container[probe]:
+                    assert container[probe]["grpc"]["service"] == SERVICE_NAME
+    for service in (doc for doc in docs if doc["kind"] == "Service"):
+        [workload] = selected(docs, service["spec"]["selector"])
+        containers = pod_spec(workload)["containers"]  # type: ignore[index]
+        for port in service["spec"]["ports"]:
+            target = port.get("targetPort", port["port"])
+            assert any(target in _ports(c)[0] | _ports(c)[1] for c in containers), target
+
+
+def test_every_variable_is_one_the_service_reads(docs: list[Doc]) -> None:
+    read = names_the_code_reads()
+    scripts = "".join("".join(doc["data"].values()) for doc in docs if doc["kind"] == "ConfigMap")
+    for container in all_containers(docs):
+        defined: list[str] = []
+        for variable in container.get("env", []):
+            name = variable["name"]
+            for reference in re.findall(r"\$\((\w+)\)", variable.get("value", "")):
+                assert reference in defined, f"{name} uses $({reference}) before it is set"
+            if container["image"].split(":")[0].endswith(OUR_IMAGE):
+                assert name in read or name in NOT_OURS, f"{name} is read by no setting"
+            else:
+                assert name in scripts, f"{name} is used by no script of {container['name']}"
+            defined.append(name)
+    assert {"REDIS_CLUSTER", "ENGINE_SEAL_KEY_FILE", "GATEWAY_WORKERS"} <= read
+
+
+def test_mounts_name_volumes_and_the_seal_key_comes_from_its_secret(docs: list[Doc]) -> None:
+    config_maps = {doc["metadata"]["name"]: doc for doc in docs if doc["kind"] == "ConfigMap"}
+    for workload in workloads(docs):
+        spec = pod_spec(workload)
+        assert spec is not None
+        volumes = {v["name"]: v for v in spec.get("volumes", [])}
+        claims = {c["metadata"]["name"] for c in workload["spec"].get("volumeClaimTemplates", [])}
+        for container in spec["containers"]:
+            for mount in container.get("volumeMounts", []):
+                assert mount["name"] in volumes or mount["name"] in claims, mount
+        for volume in volumes.values():
+            if "configMap" in volume:
+                assert volume["configMap"]["name"] in config_maps
+            if "secret" in volume:
+                assert volume["secret"]["secretName"] == SEAL_SECRET
+    engine = find(docs, "Deployment", "patience-engine")
+    [container] = pod_spec(engine)["containers"]  # type: ignore[index]
+    env = {v["name"]: v.get("value") for v in container["env"]}
+    [mount] = container["volumeMounts"]
+    assert env["ENGINE_SEAL_KEY_FILE"] == f"{mount['mountPath']}/{SEAL_FILE}"
+    assert "ENGINE_SEAL_KEY" not in env  # the key never sits in the manifest
+
+
+def test_containers_are_locked_down_and_sized(docs: list[Doc]) -> None:
+    scripts = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"])
+    for workload in workloads(docs):
+        spec = pod_spec(workload)
+        assert spec is not None
+        assert spec["securityContext"]["runAsNonRoot"] is True
+        assert spec["automountServiceAccountToken"] is False
+        for container in spec["containers"]:
+            security = container["securityContext"]
+            assert security["readOnlyRootFilesystem"] is True
+            assert security["allowPrivilegeEscalation"] is False
+            assert security["capabilities"]["drop"] == ["ALL"]
+            resources = container["resources"]
+            assert {"cpu", "memory"} <= set(resources["requests"]) & set(resources["limits"])
+            if container["image"].split(":")[0].endswith(OUR_IMAGE):
+                assert container["command"][0] in scripts
+
+
+def test_the_gateway_reaches_every_engine_pod_and_the_cluster(docs: list[Doc]) -> None:
+    gateway = find(docs, "Deployment", "patience-gateway")
+    [container] = pod_spec(gateway)["containers"]  # type: ignore[index]
+    env = {v["name"]: v.get("value", "") for v in container["env"]}
+    engine_service = find(docs, "Service", "patience-engine")
+    assert engine_service["spec"]["clusterIP"] == "None"  # round_robin sees every pod
+    assert env["ENGINE_ADDR"].startswith("dns:///patience-engine.")
+    assert env["REDIS_CLUSTER"] == "true"
+    redis = find(docs, "StatefulSet", "patience-redis")
+    job = find(docs, "Job", "patience-redis-cluster-create")
+    [create] = pod_spec(job)["containers"]  # type: ignore[index]
+    job_env = {v["name"]: v["value"] for v in create["env"] if "value" in v}
+    assert int(job_env["REDIS_NODES"]) == redis["spec"]["replicas"]
+    replicas = int(job_env["REDIS_REPLICAS_PER_PRIMARY"])
+    assert redis["spec"]["replicas"] % (1 + replicas) == 0
+    assert redis["spec"]["replicas"] // (1 + replicas) >= 3  # a cluster needs 3 primaries
+    for node in range(3):  # the seed nodes exist
+        assert f"patience-redis-{node}.patience-redis." in env["REDIS_URL"]
+    if int(env.get("REDIS_WAIT_REPLICAS", "0")) >= 1:
+        assert replicas >= 2  # a replica is left after a failover (docs/operations.md)
