@@ -18,12 +18,12 @@ import redis
 from patience_engine.client import SyncEngineClient
 from patience_engine.sealing import key_id_of
 from patience_launcher import probes
-from patience_launcher.addresses import port_is_closed
+from patience_launcher.addresses import free_port, port_is_closed
 from patience_launcher.data_folder import RunData
 from patience_launcher.healthcheck import main as healthcheck
 from patience_launcher.seal_keys import STORE_RECORD
 
-from tests.launcher.launcher_run import LauncherRun, named, serve_args
+from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, named, serve_args
 from tests.launcher.processes import descendants, still_running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -208,6 +208,35 @@ def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
             run.cleanup()
     assert f"port {port} on 127.0.0.1 is in use" in run.stderr
     assert "--http-port" in run.stderr
+
+
+def test_engine_and_gateway_alone_with_their_workers(tmp_path: Path, redis_url: str) -> None:
+    grpc_port = free_port()
+    clean = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
+    (tmp_path / "engine").mkdir()
+    (tmp_path / "gateway").mkdir()
+    engine = LauncherRun(
+        ["engine", "--grpc-port", str(grpc_port), "--engine-workers", "2"],
+        tmp_path / "engine",
+        env=clean,
+    )
+    gateway_env = {**clean, "REDIS_URL": redis_url, "ENGINE_ADDR": f"127.0.0.1:{grpc_port}"}
+    gateway = LauncherRun(
+        ["gateway", "--http-port", "0", "--gateway-workers", "2"], tmp_path / "gateway", gateway_env
+    )
+    try:
+        engine.wait_ready()
+        gateway.wait_ready()
+        assert "(2 workers)" in gateway.stdout
+        assert len(engine.workers("engine")) == 2 and len(gateway.workers("gateway")) == 2
+        rest = gateway.stdout.split("REST ")[1].split()[0].rstrip(",").removesuffix("/v1")
+        assert probes.http_ok(f"{rest}/readyz")
+        assert gateway.interrupt() == 0, gateway.output()
+        assert engine.interrupt() == 0, engine.output()
+    finally:
+        gateway.cleanup()
+        engine.cleanup()
+    assert gateway.leftovers() == [] and engine.leftovers() == []
 
 
 def test_gateway_alone_needs_redis_url(tmp_path: Path) -> None:
