@@ -21,7 +21,7 @@ from bench.report import Report
 from bench.settings import Settings
 from bench.stack import Stack
 
-PARTS = ("rules", "engine", "gateway", "growth", "load", "cluster")
+PARTS = ("rules", "engine", "gateway", "growth", "load", "cluster", "scaling")
 RESULTS = Path(__file__).with_name("results")
 
 
@@ -63,6 +63,14 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument("--load-spawn-rate", type=float)
     parser.add_argument("--load-run-time", help="e.g. 60s")
     parser.add_argument("--load-processes", type=int, help="Locust worker processes (default 1)")
+    parser.add_argument(
+        "--scaling-levels",
+        type=_ints,
+        help="processes per level, e.g. 1,2,4,8,16 (default: powers of two up to the cores)",
+    )
+    parser.add_argument(
+        "--scaling-client-processes", type=int, help="load-generator processes (default: cores/4)"
+    )
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
@@ -117,6 +125,12 @@ def _cluster(report: Report, settings: Settings) -> None:
     run_cluster_part(report, settings)
 
 
+def _scaling(report: Report, settings: Settings) -> None:
+    from bench.scaling_bench import run_scaling_part
+
+    run_scaling_part(report, settings)
+
+
 def _run_step(report: Report, name: str, step: Callable[[], object], failed: list[str]) -> None:
     began = time.monotonic()
     print(f"[bench] {name} ...", file=sys.stderr, flush=True)
@@ -158,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             stack.stop()
     if "cluster" in settings.parts:
         _run_step(report, "cluster", lambda: _cluster(report, settings), failed)
+    if "scaling" in settings.parts:
+        _run_step(report, "scaling", lambda: _scaling(report, settings), failed)
     total = time.monotonic() - started
     report.preamble.append(f"Whole run: {total:.0f} s.")
     report.figure("run.seconds", total)

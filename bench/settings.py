@@ -40,9 +40,13 @@ class Settings:
     load_run_time: str = "60s"
     # Locust worker processes under one master (1: a single process)
     load_processes: int = 1
+    # scaling: gateway + engine processes per level (empty: 1, 2, 4, ... up to the cores)
+    # and load-generator processes (0: one per four cores, one at least)
+    scaling_levels: tuple[int, ...] = ()
+    scaling_client_processes: int = 0
     # which parts to run
     parts: tuple[str, ...] = field(
-        default=("rules", "engine", "gateway", "growth", "load", "cluster")
+        default=("rules", "engine", "gateway", "growth", "load", "cluster", "scaling")
     )
 
     @classmethod

@@ -33,6 +33,7 @@ TINY = [
     "--load-users", "2",
     "--load-spawn-rate", "2",
     "--load-run-time", "2s",
+    "--scaling-levels", "1",
 ]  # fmt: skip
 
 # one figure of each kind that every part must produce
@@ -66,6 +67,10 @@ EXPECTED = [
     "cluster.wait.rate",
     "cluster.drill.w1r1.unavailable",
     "cluster.drill.w1r1.replaced_s",
+    "scaling.p1.rate",
+    "scaling.p1.gateway_us",
+    "scaling.p1.engine_us",
+    "scaling.p1.client_us",
 ]
 
 
@@ -110,6 +115,7 @@ def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> 
         "## Cost as work grows",
         "## Load test (Locust)",
         "## Redis Cluster",
+        "## Scaling with processes",
     ):
         assert title in markdown
     assert "Not measured" not in markdown
