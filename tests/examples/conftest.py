@@ -26,6 +26,8 @@ def service(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         "REDIS_URL": redis_url,
         "ENGINE_SEAL_KEY": "examples-seal-key",
         "PATIENCE_DATA_DIR": str(folder),
+        # the origin of docs/api.md's CORS examples
+        "CORS_ORIGINS": "https://cards.example",
     }
     run = LauncherRun(
         ["serve", "--http-port", "0", "--grpc-port", "0", "--workers", "1"], folder, env=env
