@@ -179,26 +179,70 @@ if ARGV[3] ~= '' then redis.call('SET', KEYS[8], ARGV[3], 'PX', ARGV[4]) end
 return {'ok'}
 """
 
-# ARGV: expected version ('' for any).
-# Returns {'ok'}, {'gone'} or {'stale', version}.
+# The game's events (KEYS[8], `game:{<id>}:events`): each change is published on the
+# pub/sub channel of that name (PUBLISH, or SPUBLISH on a Redis Cluster, where the
+# channel lies in the game's slot) by the script that makes the change, and kept in the
+# list of that name: the last EVENT_LOG_LENGTH changes, for EVENT_LOG_TTL_MS after the
+# latest, so that a stream that lost its connection can resume from there. An entry is
+# "<kind> <version>\n<JSON body>"; kind '' publishes nothing.
+EVENT_LOG_LENGTH = 16
+EVENT_LOG_TTL_MS = 300_000
+
+_EVENTS = f"""
+local function publish(kind, version, body, command)
+  if kind == nil or kind == '' then return end
+  local entry = kind .. ' ' .. version .. '\\n' .. body
+  redis.call('RPUSH', KEYS[8], entry)
+  redis.call('LTRIM', KEYS[8], -{EVENT_LOG_LENGTH}, -1)
+  redis.call('PEXPIRE', KEYS[8], {EVENT_LOG_TTL_MS})
+  redis.call(command, KEYS[8], entry)
+end
+"""
+
+# ARGV: expected version ('' for any), the body of the `deleted` event, the publishing
+# command. Returns {'ok'}, {'gone'} or {'stale', version}.
 DELETE = (
     _PRELUDE
     + _UPGRADE
     + _META
+    + _EVENTS
     + """
 local f = meta({'version'})
 if not f then return {'gone'} end
 if ARGV[1] ~= '' and f[1] ~= ARGV[1] then return {'stale', f[1]} end
 redis.call('DEL', unpack(KEYS))
+publish('deleted', tostring(tonumber(f[1]) + 1), ARGV[2], ARGV[3])
+redis.call('DEL', KEYS[8])
 return {'ok'}
 """
 )
 
+# KEYS: meta, the ticket. ARGV: the ticket's time to live (ms). A stream ticket is a
+# key that opens the game's event stream once (OPEN_STREAM deletes it).
+# Returns 1, or 0 for an unknown game.
+ISSUE_TICKET = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('SET', KEYS[2], '1', 'PX', ARGV[1])
+return 1
+"""
+
+# KEYS: meta, states, events and, with ARGV[1] = '1', the ticket to use up.
+# Returns {'ticket'} (no such ticket: used, expired or never issued), {'gone'}, or
+# {'ok', version, current_state, {recent event entries, oldest first}}.
+OPEN_STREAM = """
+if ARGV[1] == '1' and redis.call('DEL', KEYS[4]) == 0 then return {'ticket'} end
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return {'gone'} end
+return {'ok', v, redis.call('LINDEX', KEYS[2], -1), redis.call('LRANGE', KEYS[3], 0, -1)}
+"""
+
 # The compare-and-set writes. ARGV: [1] expected version, [2] new state,
 # [3] new status, [4] ttl_ms, [5] idempotency key ('' for none), [6] the answer to
 # store under it, [7] how many answers a game keeps (the oldest goes first),
-# [8] the move ('' for undo and redo), [9], [10], ... more fields of the meta hash to
-# set, as field, value pairs (a random deal's number once it is shown, `open`).
+# [8] the move ('' for undo and redo), [9] the event's kind ('' for none), [10] its
+# body, [11] the publishing command (PUBLISH or SPUBLISH), [12], [13], ... more fields
+# of the meta hash to set, as field, value pairs (a random deal's number once it is
+# shown, `open`).
 # Returns {'ok', new_version}, {'idem', record} (the key was used meanwhile),
 # {'gone'}, {'stale', version} or {'empty'} (nothing to undo / redo).
 _CAS_CHECK = (
@@ -224,10 +268,12 @@ local function forward(n)
 end
 """
 
-_CAS_COMMIT = """
+_CAS_COMMIT = (
+    _EVENTS
+    + """
 local nv = tostring(tonumber(v) + 1)
 redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[3])
-if #ARGV > 8 then redis.call('HSET', KEYS[1], unpack(ARGV, 9)) end
+if #ARGV > 11 then redis.call('HSET', KEYS[1], unpack(ARGV, 12)) end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[5], ARGV[6])
   if redis.call('RPUSH', KEYS[6], ARGV[5]) > tonumber(ARGV[7]) then
@@ -235,8 +281,10 @@ if ARGV[5] ~= '' then
   end
 end
 touch(ARGV[4])
+publish(ARGV[9], nv, ARGV[10], ARGV[11])
 return {'ok', nv}
 """
+)
 
 # A new move: appended to the history; the undone moves can no longer be redone.
 COMMIT_MOVE = (

@@ -401,6 +401,8 @@ class GameService:
             idempotency_key=key,
             answer=answer,
             meta=meta,
+            # every open stream of the game gets the same body as this answer
+            event=(operation, payload),
         )
         if result.outcome == "ok":
             return Reply(200, payload, {"ETag": new_tag})

@@ -77,9 +77,44 @@ def game_keys(game_id: str) -> GameKeys:
     )
 
 
+def events_key(game_id: str) -> bytes:
+    """The game's recent events (a list) and the pub/sub channel they are published on:
+    one name for both (keys and channels are apart in Redis), in the game's slot."""
+    return f"game:{{{game_id}}}:events".encode()
+
+
+def ticket_key(game_id: str, ticket_digest: str) -> bytes:
+    return f"game:{{{game_id}}}:ticket:{ticket_digest}".encode()
+
+
 def script_keys(game_id: str) -> list[bytes]:
-    """KEYS of every script: the game's keys, then the earlier layout's hash."""
-    return [*game_keys(game_id), f"game:{{{game_id}}}:data".encode()]
+    """KEYS of every script: the game's keys, the earlier layout's hash, the events."""
+    return [*game_keys(game_id), f"game:{{{game_id}}}:data".encode(), events_key(game_id)]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEventEntry:
+    """A change as the scripts publish it and keep it: "<kind> <version>\n<body>"."""
+
+    kind: str
+    version: int
+    body: bytes
+
+    @classmethod
+    def decode(cls, entry: bytes) -> GameEventEntry:
+        head, _, body = entry.partition(b"\n")
+        kind, _, version = head.partition(b" ")
+        return cls(kind.decode(), int(version), body)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStart:
+    """What a stream reads when it opens: the game's version, its current state (for
+    a whole view) and its recent events, oldest first."""
+
+    version: int
+    state: bytes
+    recent: list[GameEventEntry]
 
 
 def create_record_key(game_id: str) -> bytes:
@@ -213,6 +248,12 @@ class GameStore:
         self._create = script(redis_scripts.CREATE)
         self._load_create_record = script(redis_scripts.LOAD_CREATE_RECORD)
         self._delete = script(redis_scripts.DELETE)
+        self._issue_ticket = script(redis_scripts.ISSUE_TICKET)
+        self._open_stream = script(redis_scripts.OPEN_STREAM)
+        # A Redis Cluster publishes a game's events on a sharded channel (its slot's
+        # node only); a single server on an ordinary one (Redis 6 has no SPUBLISH).
+        self.sharded = isinstance(redis, RedisCluster)
+        self._publish = b"SPUBLISH" if self.sharded else b"PUBLISH"
         self._touch = script(redis_scripts.TOUCH)
         self._commits = {
             "move": script(redis_scripts.COMMIT_MOVE),
@@ -376,10 +417,12 @@ class GameStore:
         idempotency_key: str = "",
         answer: StoredAnswer | None = None,
         meta: Mapping[str, str] | None = None,
+        event: tuple[str, bytes] = ("", b""),
     ) -> CommitResult:
         """Compare-and-set for `operation` (move, undo or redo): applied only if the
         game is still at `expected_version`, together with the idempotency record and
-        the fields in `meta`, set in the game's meta hash (e.g. `deal`, `open`)."""
+        the fields in `meta`, set in the game's meta hash (e.g. `deal`, `open`), and
+        the `event` (kind, JSON body) published to the game's streams."""
         args: list[bytes] = [
             str(expected_version).encode(),
             state,
@@ -389,7 +432,7 @@ class GameStore:
             answer.encode() if answer is not None else b"",
             self._max_answers,
         ]
-        args.append(move.encode())
+        args += [move.encode(), event[0].encode(), event[1], self._publish]
         for name, value in (meta or {}).items():
             args += [name.encode(), value.encode()]
         written = await self._change(self._commits[operation], game_id, args)
@@ -414,10 +457,35 @@ class GameStore:
         self._confirmed(written, game_id)
 
     async def delete(self, game_id: str, expected_version: int | None) -> CommitResult:
+        """Deletes the game; its streams get a `deleted` event, and end."""
         expected = "" if expected_version is None else str(expected_version)
-        written = await self._change(self._delete, game_id, [expected])
+        body = b'{"id":"%s"}' % game_id.encode()
+        written = await self._change(self._delete, game_id, [expected, body, self._publish])
         outcome = written.reply[0].decode()
         if outcome == "ok":
             self._confirmed(written, game_id)
         version = int(written.reply[1]) if outcome == "stale" else 0
         return CommitResult(outcome, version=version)
+
+    async def issue_ticket(self, game_id: str, ticket_digest: str, ttl_ms: int) -> bool:
+        """Keeps a stream ticket (by its digest) for `ttl_ms`; False: no such game."""
+        keys = [game_keys(game_id).meta, ticket_key(game_id, ticket_digest)]
+        issued = await self._within_deadline(
+            self._scripts.read(self._issue_ticket, keys, [str(ttl_ms).encode()])
+        )
+        return bool(issued)
+
+    async def open_stream(self, game_id: str, ticket_digest: str | None) -> StreamStart | str:
+        """Uses up the ticket (unless None: a stream catching up) and reads what a
+        stream starts from; else "ticket" (no such ticket) or "gone" (no such game)."""
+        names = game_keys(game_id)
+        keys = [names.meta, names.states, events_key(game_id)]
+        if ticket_digest is not None:
+            keys.append(ticket_key(game_id, ticket_digest))
+        args = [b"1" if ticket_digest is not None else b"0"]
+        reply = await self._within_deadline(self._scripts.read(self._open_stream, keys, args))
+        outcome = reply[0].decode()
+        if outcome != "ok":
+            return outcome
+        _, version, state, recent = reply
+        return StreamStart(int(version), state, [GameEventEntry.decode(e) for e in recent])
