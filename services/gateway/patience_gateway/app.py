@@ -20,6 +20,7 @@ from starlette.routing import Match
 from patience_gateway import openapi
 from patience_gateway.bodies import JsonBodies
 from patience_gateway.cors import cors_middleware
+from patience_gateway.events import EventHub
 from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_problem
 from patience_gateway.fast_moves import MoveFastPath
 from patience_gateway.limits import BodySizeLimit
@@ -27,7 +28,7 @@ from patience_gateway.metrics import Metrics, MetricsMiddleware
 from patience_gateway.pages import DOCS_HEADERS, DOCS_PAGES, PLAY_PATH, WithHeaders, web_client
 from patience_gateway.problems import ProblemError, problem_response
 from patience_gateway.redis_client import open_redis, replica_wait
-from patience_gateway.routes import games, operations, variants
+from patience_gateway.routes import games, operations, streams, variants
 from patience_gateway.service import GameService
 from patience_gateway.settings import Settings
 from patience_gateway.store import GameStore
@@ -81,9 +82,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             retry_after=settings.retry_after_seconds,
             on_move_applied=metrics.move_applied,
         )
+        app.state.events = EventHub(redis)
         try:
             yield
         finally:
+            await app.state.events.aclose()  # ends this process's event streams
             await engine.close()
             await store.aclose()
             await redis.aclose()
@@ -106,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.metrics = metrics
     app.include_router(games.router)  # first: the router tries routes in order
+    app.include_router(streams.router)
     app.include_router(variants.router)
     app.include_router(operations.router)
     app.mount(PLAY_PATH, web_client(), name="play")

@@ -398,3 +398,12 @@ class ProblemType(BaseModel):
     status: int
     title: str
     description: str
+
+
+class StreamTicket(BaseModel):
+    """A ticket that opens the game's event stream once, within `expires_in` seconds."""
+
+    model_config = _STRICT
+    ticket: str = Field(description="Opaque; send it as `?ticket=` of GET .../events.")
+    expires_in: int = Field(description="Seconds the ticket stays usable.")
+    events: str = Field(description="The stream's path with the ticket, ready to open.")

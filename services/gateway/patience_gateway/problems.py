@@ -57,6 +57,19 @@ _KINDS = (
         "Unknown game",
         "No game has this id: it never existed, was deleted or has expired.",
     ),
+    ProblemKind(
+        "missing-ticket",
+        401,
+        "Missing stream ticket",
+        "An event stream is opened with `?ticket=` from POST .../stream-tickets.",
+    ),
+    ProblemKind(
+        "bad-ticket",
+        403,
+        "Bad stream ticket",
+        "The stream ticket is not one of this game's, was used already or has expired "
+        "(a ticket opens one stream, within 60 s): ask for a new one.",
+    ),
     ProblemKind("unknown-variant", 404, "Unknown variant", "The engine knows no such variant."),
     ProblemKind("not-found", 404, "Not found", "No resource lives at this path."),
     ProblemKind(

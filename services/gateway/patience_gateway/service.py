@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,12 +38,14 @@ from patience_gateway.security import (
     new_token,
     token_digest,
 )
-from patience_gateway.store import DealEnding, GameStore, Loaded, StoredAnswer
+from patience_gateway.store import DealEnding, GameStore, Loaded, StoredAnswer, StreamStart
 
 log = logging.getLogger("patience_gateway")
 
 MAX_DEAL = 10**20
 MAX_IDEMPOTENCY_KEY = 255
+# How long a stream ticket may wait to be used (it opens one stream).
+STREAM_TICKET_SECONDS = 60
 # The most moves the engine applies in one ApplyMoves call (docs/errors.md, TOO_MANY_MOVES).
 ENGINE_BATCH_LIMIT = 10_000
 
@@ -72,6 +75,12 @@ def _created_headers() -> dict[str, str]:
 
 def _stored_reply(answer: StoredAnswer) -> Reply:
     return Reply(answer.status, answer.body, {"ETag": answer.etag, "Idempotent-Replayed": "true"})
+
+
+def ticket_digest(ticket: str) -> str:
+    """What Redis keeps of a stream ticket: its SHA-256, so a copy of the data holds
+    no ticket that works."""
+    return hashlib.sha256(ticket.encode()).hexdigest()
 
 
 def deal_text(deal: int | str | None) -> str | None:
@@ -470,6 +479,49 @@ class GameService:
         except EngineError as error:
             raise self._replay_problem(error) from None
         return view.deal or None
+
+    # ------------------------------------------------------------------ event streams
+
+    async def stream_ticket(self, game_id: str, token: str) -> Reply:
+        """A one-use ticket that opens the game's event stream within
+        STREAM_TICKET_SECONDS: a browser's EventSource cannot send the owner token, and
+        the token must not go into a URL (where logs and histories keep it)."""
+        self._known_id(game_id)
+        self._authorised(game_id, await self.store.load(game_id), token)
+        ticket = secrets.token_urlsafe(24)
+        ttl_ms = STREAM_TICKET_SECONDS * 1000
+        if not await self.store.issue_ticket(game_id, ticket_digest(ticket), ttl_ms):
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        body = {
+            "ticket": ticket,
+            "expires_in": STREAM_TICKET_SECONDS,
+            "events": f"/v1/games/{game_id}/events?ticket={ticket}",
+        }
+        return Reply(201, _json(body), {"Cache-Control": "no-store"})
+
+    async def open_stream(self, game_id: str, ticket: str | None) -> StreamStart:
+        """Uses up the ticket; what the stream starts from."""
+        if not ticket:
+            raise ProblemError(
+                "missing-ticket", "open the stream with ?ticket= from POST .../stream-tickets"
+            )
+        self._known_id(game_id)
+        start = await self.store.open_stream(game_id, ticket_digest(ticket))
+        if start == "ticket":
+            raise ProblemError(
+                "bad-ticket", "this stream ticket was used, expired, or is not this game's"
+            )
+        if not isinstance(start, StreamStart):
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        return start
+
+    async def view_body(self, game_id: str, version: int, state: bytes) -> bytes:
+        """The player's view of a stored state, as GET /v1/games/{id} answers it."""
+        try:
+            view = await self.engine.player_view(game_pb2.SealedState.FromString(state))
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        return _json(views.game_json(game_id, version, view))
 
     async def delete(self, game_id: str, token: str, if_match: str | None) -> Reply:
         check_tags(if_match, "If-Match")

@@ -105,6 +105,9 @@ class Settings:
     max_header_bytes: int = 16384
     # Open connections per worker process; more wait in the listen backlog.
     max_connections: int = 10000
+    # Seconds between the comment lines an idle event stream sends (keeps proxies from
+    # closing it, and tells the client it is still connected).
+    stream_heartbeat_seconds: int = 15
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -138,4 +141,7 @@ class Settings:
                 env, "GATEWAY_MAX_HEADER_BYTES", defaults.max_header_bytes, 8192, 1 << 20
             ),
             max_connections=_positive_int(env, "GATEWAY_MAX_CONNECTIONS", defaults.max_connections),
+            stream_heartbeat_seconds=_positive_int(
+                env, "STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds
+            ),
         )

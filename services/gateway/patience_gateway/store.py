@@ -484,7 +484,7 @@ class GameStore:
             keys.append(ticket_key(game_id, ticket_digest))
         args = [b"1" if ticket_digest is not None else b"0"]
         reply = await self._within_deadline(self._scripts.read(self._open_stream, keys, args))
-        outcome = reply[0].decode()
+        outcome: str = reply[0].decode()
         if outcome != "ok":
             return outcome
         _, version, state, recent = reply
