@@ -137,10 +137,11 @@ async def test_an_illegal_move_is_explained_and_changes_nothing(tabs: Tabs) -> N
 async def test_a_stale_move_from_a_second_tab_is_shown_and_recovered_from(tabs: Tabs) -> None:
     tabs.expect_refusals(412)
     first = await tabs.open()
+    # The first tab hears nothing of the second's moves: its event stream never connects
+    # (the request is held, unanswered).
+    await first.page.route("**/events?*", lambda route: None)
     win = WINS["la-belle-lucie"]
     await first.new_game("la-belle-lucie", win.deal)
-    # The first tab hears nothing of the second's moves (its event stream is cut off).
-    await first.page.route("**/events?*", lambda route: route.abort())
     second = await tabs.open(await first.address())
     await second.wait_version(1)
     await second.click_move(win.moves[0])
@@ -158,3 +159,24 @@ async def test_a_stale_move_from_a_second_tab_is_shown_and_recovered_from(tabs: 
     await first.click_move(win.moves[1])
     await expect(first.message()).to_be_hidden()
     assert await first.version() == 3
+
+
+async def test_two_tabs_are_kept_in_step_by_the_event_stream(tabs: Tabs) -> None:
+    first = await tabs.open()
+    win = WINS["la-belle-lucie"]
+    await first.new_game("la-belle-lucie", win.deal)
+    second = await tabs.open(await first.address())
+    for tab in (first, second):
+        await expect(tab.page.locator("body")).to_have_attribute("data-stream", "open")
+    await first.click_move(win.moves[0])
+    await second.wait_version(2)  # no click in the second tab: the stream brought it
+    assert await second.all_cards() == await first.all_cards()
+    await second.drag_move(win.moves[1])
+    await first.wait_version(3)
+    await second.undo()
+    await first.wait_version(4)
+    assert await first.all_cards() == await second.all_cards()
+    await expect(first.page.locator("#redo")).to_be_enabled()
+    await first.redo()
+    await second.wait_version(5)
+    assert await second.all_cards() == await first.all_cards()

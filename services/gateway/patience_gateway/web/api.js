@@ -61,6 +61,8 @@ export const api = {
     call("POST", `/v1/games/${game.id}/undo`, { token: game.token, version }),
   redo: (game, version) =>
     call("POST", `/v1/games/${game.id}/redo`, { token: game.token, version }),
+  streamTicket: (game) =>
+    call("POST", `/v1/games/${game.id}/stream-tickets`, { token: game.token }),
 };
 
 // A game's address: the id and the owner token after the '#', which a browser never

@@ -1,7 +1,8 @@
 // The reference web client: deal a game, play it by clicks, drags or the keyboard, and
-// bring the table back in step when the game was changed elsewhere.
+// keep every tab that shows the same game in step through its event stream.
 
 import { ApiError, addressOf, api, gameFromAddress } from "./api.js";
+import { GameStream } from "./stream.js";
 import { Table, cardWords } from "./table.js";
 import { Pointer } from "./pointer.js";
 
@@ -43,6 +44,7 @@ class Player {
     this.selection = null; // {pile, count}
     this.redoable = 0;
     this.busy = false;
+    this.stream = null;
   }
 
   async start() {
@@ -113,6 +115,7 @@ class Player {
       description = await api.variant(view.variant);
       this.descriptions.set(view.variant, description);
     }
+    this.stream?.close();
     this.game = game;
     this.view = null;
     this.selection = null;
@@ -123,6 +126,10 @@ class Player {
     document.title = `${description.name} · Patience`;
     this.show(view, []);
     await this.learnRedoable();
+    this.stream = new GameStream(game, {
+      change: (kind, data) => this.apply(kind, data),
+      gone: (why) => this.onGone(why),
+    });
   }
 
   async learnRedoable() {
@@ -388,6 +395,19 @@ class Player {
       if (!(error instanceof ApiError)) throw error;
       this.say(MESSAGES[error.code] || error.message);
     }
+  }
+
+  onGone(why) {
+    this.say(
+      why === "deleted"
+        ? "This game was deleted (in another tab or on another device)."
+        : "This game expired and is no longer kept. Start a new one.",
+    );
+    this.view = null;
+    for (const id of ["undo", "redo", "outcome-undo"]) $(id).disabled = true;
+    for (const id of ["deal-card", "redeal"]) $(id).hidden = true;
+    $("withdrawals").replaceChildren();
+    this.table?.clearMarks();
   }
 }
 
