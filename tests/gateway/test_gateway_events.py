@@ -1,0 +1,224 @@
+"""Game event streams over real HTTP: two gateway processes on one Redis, so a change
+made through one reaches the streams open on both (Redis pub/sub), as one event each
+whose id is the new version and whose data is the change's own answer; tickets open
+one stream; Last-Event-ID resumes; heartbeats; a deleted game ends its streams."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from bench.procs import gateway_process
+from tests.gateway.engines import EngineThread
+
+pytestmark = pytest.mark.xdist_group("event-streams")
+WAIT = 20.0
+
+
+@pytest.fixture(scope="module")
+def gateways(redis_url: str, engine: EngineThread) -> Iterator[tuple[str, str]]:
+    """Two gateway processes sharing the suite's Redis, heartbeats every second."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("STREAM_HEARTBEAT_SECONDS", "1")
+        first = gateway_process(redis_url=redis_url, engine_target=engine.target)
+        second = gateway_process(redis_url=redis_url, engine_target=engine.target)
+    with first, second:
+        yield first.base_url, second.base_url
+        for server in (first, second):
+            assert "Traceback" not in server.output(), server.output()
+
+
+@dataclass
+class Event:
+    kind: str = "message"
+    id: str | None = None
+    data: str = ""
+    comments: list[str] = field(default_factory=list)
+
+
+class Stream:
+    """An open event stream, read event by event (comment lines kept apart)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        self.response = response
+        self.lines = response.aiter_lines()
+        self.comments: list[str] = []
+
+    async def next(self) -> Event:
+        event = Event()
+        async with asyncio.timeout(WAIT):
+            async for line in self.lines:
+                if line.startswith(":"):
+                    self.comments.append(line)
+                elif not line:
+                    if event.data or event.id:
+                        return event
+                else:
+                    name, _, value = line.partition(":")
+                    value = value.removeprefix(" ")
+                    if name == "event":
+                        event.kind = value
+                    elif name == "id":
+                        event.id = value
+                    elif name == "data":
+                        event.data += value
+        raise EOFError("the stream ended")
+
+    async def ended(self) -> bool:
+        try:
+            await self.next()
+        except EOFError:
+            return True
+        return False
+
+
+@dataclass
+class Game:
+    base: str
+    id: str
+    token: str
+    created: dict[str, Any]
+
+    def auth(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+async def create(http: httpx.AsyncClient, base: str) -> Game:
+    created = await http.post(f"{base}/v1/games", json={"variant": "la-belle-lucie", "deal": 7})
+    assert created.status_code == 201
+    body = created.json()
+    return Game(base, body["id"], body["token"], body)
+
+
+async def ticket(http: httpx.AsyncClient, base: str, game: Game) -> str:
+    issued = await http.post(f"{base}/v1/games/{game.id}/stream-tickets", headers=game.auth())
+    assert issued.status_code == 201, issued.text
+    assert issued.headers["cache-control"] == "no-store"
+    body = issued.json()
+    assert body["expires_in"] == 60 and body["events"].endswith(body["ticket"])
+    return str(body["ticket"])
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[httpx.AsyncClient]:
+    async with httpx.AsyncClient(timeout=WAIT) as client:
+        yield client
+
+
+@asynccontextmanager
+async def opened(
+    http: httpx.AsyncClient, base: str, game: Game, headers: dict[str, str] | None = None
+) -> AsyncIterator[Stream]:
+    url = f"{base}/v1/games/{game.id}/events?ticket={await ticket(http, base, game)}"
+    async with http.stream("GET", url, headers=headers or {}) as response:
+        assert response.status_code == 200, await response.aread()
+        assert response.headers["content-type"].startswith("text/event-stream")
+        yield Stream(response)
+
+
+async def change(http: httpx.AsyncClient, game: Game, path: str, **body: str) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"json": body} if body else {}
+    answer = await http.post(
+        f"{game.base}/v1/games/{game.id}/{path}", headers=game.auth(), **kwargs
+    )
+    assert answer.status_code == 200, answer.text
+    data: dict[str, Any] = answer.json()
+    return data
+
+
+async def test_every_change_reaches_the_streams_of_every_gateway_process(
+    gateways: tuple[str, str], http: httpx.AsyncClient
+) -> None:
+    one, two = gateways
+    game = await create(http, one)
+    async with opened(http, one, game) as near, opened(http, two, game) as far:
+        for stream in (near, far):
+            first = await stream.next()
+            assert (first.kind, first.id) == ("view", "1")
+            assert json.loads(first.data)["piles"] == game.created["piles"]
+        moved = await change(http, game, "moves", move=game.created["legal_moves"][0])
+        undone = await change(http, game, "undo")
+        redone = await change(http, game, "redo")
+        for stream in (near, far):
+            for kind, answer in (("move", moved), ("undo", undone), ("redo", redone)):
+                event = await stream.next()
+                assert (event.kind, event.id) == (kind, str(answer["version"]))
+                assert json.loads(event.data) == answer
+        deleted = await http.delete(f"{one}/v1/games/{game.id}", headers=game.auth())
+        assert deleted.status_code == 204
+        for stream in (near, far):
+            event = await stream.next()
+            assert (event.kind, event.id) == ("deleted", "5")
+            assert json.loads(event.data) == {"id": game.id}
+            assert await stream.ended()
+
+
+async def test_a_ticket_opens_one_stream_of_its_own_game(
+    gateways: tuple[str, str], http: httpx.AsyncClient
+) -> None:
+    one, _ = gateways
+    game, other = await create(http, one), await create(http, one)
+    used = await ticket(http, one, game)
+    events = f"{one}/v1/games/{game.id}/events"
+    async with http.stream("GET", f"{events}?ticket={used}") as first:
+        assert first.status_code == 200
+    for url, status, code in (
+        (f"{events}?ticket={used}", 403, "bad-ticket"),
+        (f"{events}?ticket=made-up", 403, "bad-ticket"),
+        (events, 401, "missing-ticket"),
+        (
+            f"{one}/v1/games/{other.id}/events?ticket={await ticket(http, one, game)}",
+            403,
+            "bad-ticket",
+        ),
+    ):
+        refused = await http.get(url)
+        assert (refused.status_code, refused.json()["code"]) == (status, code), url
+    wrong = await http.post(
+        f"{one}/v1/games/{game.id}/stream-tickets", headers={"Authorization": "Bearer nope"}
+    )
+    assert wrong.status_code == 403
+    assert (await http.post(f"{one}/v1/games/{game.id}/stream-tickets")).status_code == 401
+
+
+async def test_last_event_id_resumes_from_the_changes_missed_or_the_whole_view(
+    gateways: tuple[str, str], http: httpx.AsyncClient
+) -> None:
+    one, two = gateways
+    game = await create(http, one)
+    answers = [await change(http, game, "moves", move=game.created["legal_moves"][0])]
+    answers.append(await change(http, game, "undo"))
+    async with opened(http, two, game, {"Last-Event-ID": "1"}) as stream:
+        for answer in answers:
+            event = await stream.next()
+            assert (event.id, json.loads(event.data)) == (str(answer["version"]), answer)
+    async with opened(http, two, game, {"Last-Event-ID": "3"}) as stream:
+        await change(http, game, "redo")
+        event = await stream.next()
+        assert (event.kind, event.id) == ("redo", "4")  # nothing before: it was up to date
+    for _ in range(20):  # more changes than the recent events keep
+        await change(http, game, "undo")
+        await change(http, game, "redo")
+    async with opened(http, one, game, {"Last-Event-ID": "2"}) as stream:
+        event = await stream.next()
+        assert (event.kind, event.id) == ("view", "44")
+
+
+async def test_an_idle_stream_gets_heartbeats(
+    gateways: tuple[str, str], http: httpx.AsyncClient
+) -> None:
+    one, _ = gateways
+    game = await create(http, one)
+    async with opened(http, one, game) as stream:
+        await stream.next()
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(2.5):
+                await stream.next()
+        assert stream.comments, "no heartbeat in 2.5 s with STREAM_HEARTBEAT_SECONDS=1"
