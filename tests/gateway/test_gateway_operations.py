@@ -84,7 +84,8 @@ def test_openapi_documents_every_route(gateway: Gateway) -> None:
                     "$ref": "#/components/schemas/Problem"
                 }
             if path.startswith("/v1/games/{game_id}"):
-                assert operation["security"] == [{"gameToken": []}]
+                scheme = "streamTicket" if path.endswith("/events") else "gameToken"
+                assert operation["security"] == [{scheme: []}]
                 assert {"401", "403", "404"} <= errors.keys(), (path, method)
             if method == "post" and path.endswith(("/moves", "/undo", "/redo")):
                 names = {p["name"] for p in operation["parameters"]}

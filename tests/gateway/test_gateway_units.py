@@ -171,8 +171,9 @@ def test_keys_share_one_hash_tag() -> None:
         b"game:{abc}:idem",
         b"game:{abc}:idemq",
     ]
-    # the scripts also name the earlier layout's hash, to upgrade a game kept in it
-    assert script_keys("abc") == [*keys, b"game:{abc}:data"]
+    # the scripts also name the earlier layout's hash, to upgrade a game kept in it, and
+    # the recent events (a list, and the channel of the same name they are published on)
+    assert script_keys("abc") == [*keys, b"game:{abc}:data", b"game:{abc}:events"]
 
 
 def test_ids_and_tokens() -> None:

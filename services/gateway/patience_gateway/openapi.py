@@ -55,6 +55,15 @@ def operation_id(route: APIRoute) -> str:
     return first + "".join(word.capitalize() for word in rest)
 
 
+TICKET_SCHEME = "streamTicket"
+_TICKET_SCHEME_SPEC = {
+    "type": "apiKey",
+    "in": "query",
+    "name": "ticket",
+    "description": "A one-use ticket from POST /v1/games/{game_id}/stream-tickets (a "
+    "browser's EventSource cannot send the owner token). Missing: 401 `missing-ticket`; "
+    "used, expired or another game's: 403 `bad-ticket`.",
+}
 ETAG_HEADER = {
     "description": 'The game\'s version as a strong entity tag, e.g. `"7"`. '
     "Send it back in If-Match to make a change conditional.",
@@ -132,7 +141,9 @@ def install(app: FastAPI) -> None:
         components = schema.setdefault("components", {})
         for unused in ("HTTPValidationError", "ValidationError"):
             components.get("schemas", {}).pop(unused, None)
-        components.setdefault("securitySchemes", {})[TOKEN_SCHEME] = _TOKEN_SCHEME_SPEC
+        schemes = components.setdefault("securitySchemes", {})
+        schemes[TOKEN_SCHEME] = _TOKEN_SCHEME_SPEC
+        schemes[TICKET_SCHEME] = _TICKET_SCHEME_SPEC
         app.openapi_schema = schema
         return schema
 

@@ -21,7 +21,7 @@ from starlette.responses import Response
 
 from patience_gateway import models
 from patience_gateway.events import CLOSING, RESYNC, EventHub, GameEvent, Listener
-from patience_gateway.openapi import TOKEN_SCHEME, problems
+from patience_gateway.openapi import TICKET_SCHEME, TOKEN_SCHEME, problems
 from patience_gateway.problems import ProblemError
 from patience_gateway.routes.games import GameId, _send, _service, _token
 from patience_gateway.service import GameService
@@ -54,6 +54,7 @@ async def stream_ticket(request: Request, game_id: GameId) -> Response:
         },
         **problems(401, 403, 404),
     },
+    openapi_extra={"security": [{TICKET_SCHEME: []}]},
 )
 async def events(
     request: Request,
