@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from patience_engine.servicer import MAX_BATCH_MOVES
 from patience_gateway import store
 from patience_gateway.service import ENGINE_BATCH_LIMIT
-from patience_gateway.store import game_keys, script_keys
+from patience_gateway.store import game_keys, legacy_key, script_keys
 from solitaire.v1 import game_pb2
 
 from tests.gateway.helpers import GameHandle, Gateway, view_without_identity
@@ -88,7 +88,7 @@ async def _to_earlier_layout(redis: aioredis.Redis, game: GameHandle) -> None:
     """Rewrites a stored game as the earlier layout kept it: one hash with the
     current and the dealt state, no states list, no checkpoint interval."""
     keys = game_keys(game.id)
-    legacy = script_keys(game.id)[-1]
+    legacy = legacy_key(game.id)
     meta = await redis.hgetall(keys.meta)
     states = await redis.lrange(keys.states, 0, -1)
     del meta[b"every"]
@@ -111,7 +111,7 @@ async def test_a_game_of_the_earlier_layout_is_upgraded_and_plays_on(
 
     assert await gateway.history(game) == history
     keys = game_keys(game.id)
-    assert not await redis.exists(script_keys(game.id)[-1])
+    assert not await redis.exists(legacy_key(game.id))
     assert await redis.hget(keys.meta, "every") == b"2147483647"
     assert 0 < await redis.pttl(keys.meta) <= 604_800_000
     assert await table(gateway, game) == tables[5]

@@ -87,9 +87,14 @@ def ticket_key(game_id: str, ticket_digest: str) -> bytes:
     return f"game:{{{game_id}}}:ticket:{ticket_digest}".encode()
 
 
+def legacy_key(game_id: str) -> bytes:
+    """The one hash of the earlier layout (read only to upgrade a game kept in it)."""
+    return f"game:{{{game_id}}}:data".encode()
+
+
 def script_keys(game_id: str) -> list[bytes]:
     """KEYS of every script: the game's keys, the earlier layout's hash, the events."""
-    return [*game_keys(game_id), f"game:{{{game_id}}}:data".encode(), events_key(game_id)]
+    return [*game_keys(game_id), legacy_key(game_id), events_key(game_id)]
 
 
 @dataclass(frozen=True, slots=True)
