@@ -157,7 +157,8 @@ LOAD_CREATE_RECORD = """
 return redis.call('GET', KEYS[1])
 """
 
-# KEYS: the game's keys, then KEYS[8], its create record (`store.create_record_key`).
+# KEYS: the game's keys, then KEYS[9], its create record (KEYS[8]: the
+# events, unused here) (`store.create_record_key`).
 # ARGV: [1] ttl_ms, [2] the state as dealt, [3] the create record to keep ('' when
 # the create had no Idempotency-Key), [4] how long to keep it (ms), then field, value,
 # field, value ... of the game's metadata hash (version and every among them).
@@ -167,7 +168,7 @@ return redis.call('GET', KEYS[1])
 # The record does not share the game's life: not touched, not deleted with the game.
 CREATE = """
 if ARGV[3] ~= '' then
-  local record = redis.call('GET', KEYS[8])
+  local record = redis.call('GET', KEYS[9])
   if record then return {'idem', record} end
 end
 if redis.call('EXISTS', KEYS[1], KEYS[7]) > 0 then return {'taken'} end
@@ -175,7 +176,7 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('RPUSH', KEYS[2], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-if ARGV[3] ~= '' then redis.call('SET', KEYS[8], ARGV[3], 'PX', ARGV[4]) end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[9], ARGV[3], 'PX', ARGV[4]) end
 return {'ok'}
 """
 
