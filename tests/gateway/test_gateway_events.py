@@ -17,6 +17,7 @@ import pytest
 
 from bench.procs import gateway_process
 from tests.gateway.engines import EngineThread
+from tests.gateway.helpers import GameHandle as Game
 
 pytestmark = pytest.mark.xdist_group("event-streams")
 WAIT = 20.0
@@ -79,22 +80,11 @@ class Stream:
         return False
 
 
-@dataclass
-class Game:
-    base: str
-    id: str
-    token: str
-    created: dict[str, Any]
-
-    def auth(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}"}
-
-
 async def create(http: httpx.AsyncClient, base: str) -> Game:
     created = await http.post(f"{base}/v1/games", json={"variant": "la-belle-lucie", "deal": 7})
     assert created.status_code == 201
     body = created.json()
-    return Game(base, body["id"], body["token"], body)
+    return Game(body["id"], body["token"], created.headers["etag"], body)
 
 
 async def ticket(http: httpx.AsyncClient, base: str, game: Game) -> str:
@@ -123,10 +113,12 @@ async def opened(
         yield Stream(response)
 
 
-async def change(http: httpx.AsyncClient, game: Game, path: str, **body: str) -> dict[str, Any]:
+async def change(
+    http: httpx.AsyncClient, base: str, game: Game, path: str, **body: str
+) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"json": body} if body else {}
     answer = await http.post(
-        f"{game.base}/v1/games/{game.id}/{path}", headers=game.auth(), **kwargs
+        f"{base}/v1/games/{game.id}/{path}", headers=game.auth(), **kwargs
     )
     assert answer.status_code == 200, answer.text
     data: dict[str, Any] = answer.json()
@@ -143,9 +135,9 @@ async def test_every_change_reaches_the_streams_of_every_gateway_process(
             first = await stream.next()
             assert (first.kind, first.id) == ("view", "1")
             assert json.loads(first.data)["piles"] == game.created["piles"]
-        moved = await change(http, game, "moves", move=game.created["legal_moves"][0])
-        undone = await change(http, game, "undo")
-        redone = await change(http, game, "redo")
+        moved = await change(http, one, game, "moves", move=game.created["legal_moves"][0])
+        undone = await change(http, one, game, "undo")
+        redone = await change(http, one, game, "redo")
         for stream in (near, far):
             for kind, answer in (("move", moved), ("undo", undone), ("redo", redone)):
                 event = await stream.next()
@@ -193,19 +185,19 @@ async def test_last_event_id_resumes_from_the_changes_missed_or_the_whole_view(
 ) -> None:
     one, two = gateways
     game = await create(http, one)
-    answers = [await change(http, game, "moves", move=game.created["legal_moves"][0])]
-    answers.append(await change(http, game, "undo"))
+    answers = [await change(http, one, game, "moves", move=game.created["legal_moves"][0])]
+    answers.append(await change(http, one, game, "undo"))
     async with opened(http, two, game, {"Last-Event-ID": "1"}) as stream:
         for answer in answers:
             event = await stream.next()
             assert (event.id, json.loads(event.data)) == (str(answer["version"]), answer)
     async with opened(http, two, game, {"Last-Event-ID": "3"}) as stream:
-        await change(http, game, "redo")
+        await change(http, one, game, "redo")
         event = await stream.next()
         assert (event.kind, event.id) == ("redo", "4")  # nothing before: it was up to date
     for _ in range(20):  # more changes than the recent events keep
-        await change(http, game, "undo")
-        await change(http, game, "redo")
+        await change(http, one, game, "undo")
+        await change(http, one, game, "redo")
     async with opened(http, one, game, {"Last-Event-ID": "2"}) as stream:
         event = await stream.next()
         assert (event.kind, event.id) == ("view", "44")
