@@ -117,9 +117,7 @@ async def change(
     http: httpx.AsyncClient, base: str, game: Game, path: str, **body: str
 ) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"json": body} if body else {}
-    answer = await http.post(
-        f"{base}/v1/games/{game.id}/{path}", headers=game.auth(), **kwargs
-    )
+    answer = await http.post(f"{base}/v1/games/{game.id}/{path}", headers=game.auth(), **kwargs)
     assert answer.status_code == 200, answer.text
     data: dict[str, Any] = answer.json()
     return data
