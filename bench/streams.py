@@ -15,6 +15,7 @@ import os
 import platform
 import resource
 import statistics
+import sys
 import time
 
 import httpx
@@ -50,12 +51,16 @@ async def open_stream(
     game: dict[str, str],
     ready: asyncio.Event,
     seen: list[float],
+    opening: asyncio.Semaphore,
 ) -> None:
     """Opens one stream and records when each later event arrives (after the view)."""
-    issued = await http.post(
-        f"{base}/v1/games/{game['id']}/stream-tickets",
-        headers={"Authorization": f"Bearer {game['token']}"},
-    )
+    async with opening:
+        issued = await http.post(
+            f"{base}/v1/games/{game['id']}/stream-tickets",
+            # not kept alive: an idle kept-alive connection is closed by the server after
+            # its header timeout, and a request sent on it just then fails
+            headers={"Authorization": f"Bearer {game['token']}", "Connection": "close"},
+        )
     url = f"{base}{issued.json()['events']}"
     async with http.stream("GET", url) as response:
         assert response.status_code == 200
@@ -86,14 +91,21 @@ async def measure(streams: int, games: int, idle_seconds: float) -> None:
             readies = [asyncio.Event() for _ in range(streams)]
             arrivals: list[list[float]] = [[] for _ in range(streams)]
             began = time.perf_counter()
+            opening = asyncio.Semaphore(50)  # tickets asked for 50 at a time
             tasks = [
                 asyncio.create_task(
-                    open_stream(http, base, made[n % games], readies[n], arrivals[n])
+                    open_stream(http, base, made[n % games], readies[n], arrivals[n], opening)
                 )
                 for n in range(streams)
             ]
-            for ready in readies:
-                await ready.wait()
+            for number, ready in enumerate(readies):
+                while not ready.is_set():
+                    failed = [t for t in tasks if t.done()]
+                    if failed:
+                        raise RuntimeError(f"a stream failed: {failed[0].exception()!r}")
+                    await asyncio.wait([asyncio.create_task(ready.wait())], timeout=1.0)
+                if number % 100 == 99:
+                    print(f"{number + 1} streams open", file=sys.stderr, flush=True)
             opened = time.perf_counter() - began
             rss1, cpu1 = await idle_cost(worker, idle_seconds)
             # one move in each of 10 games: the time until every stream of it has it
