@@ -110,6 +110,8 @@ class EventHub:
             if self._pubsub is None:
                 self._pubsub = self.redis.pubsub()
             if self.sharded:
+                assert isinstance(self.redis, RedisCluster)
+                await self.redis.initialize()  # the slots' nodes, on first use
                 await self._pubsub.ssubscribe(channel)
             else:
                 await self._pubsub.subscribe(channel)
@@ -203,6 +205,8 @@ class EventHub:
                 channels = list(self._listeners)
                 if channels:
                     if self.sharded:
+                        assert isinstance(self.redis, RedisCluster)
+                        await self.redis.initialize()
                         await self._pubsub.ssubscribe(*channels)
                     else:
                         await self._pubsub.subscribe(*channels)

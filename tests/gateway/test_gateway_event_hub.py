@@ -1,0 +1,44 @@
+"""The per-process subscriber (`events.EventHub`) on a Redis server and on a real Redis
+Cluster (sharded channels): a listener hears the changes published on its game's
+channel, in order, and nothing of other games; a listener added to a game already
+listened to hears from then on; the last one gone, the channel is let go."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import redis.asyncio as aioredis
+from patience_gateway.events import EventHub
+from patience_gateway.store import events_key
+from redis.asyncio.cluster import RedisCluster
+
+pytestmark = pytest.mark.both_stores
+
+
+async def publish(redis: aioredis.Redis | RedisCluster, game_id: str, entry: bytes) -> None:
+    command = "SPUBLISH" if isinstance(redis, RedisCluster) else "PUBLISH"
+    await redis.execute_command(command, events_key(game_id), entry)
+
+
+async def test_listeners_hear_their_games_changes(
+    store_kind: str, redis: aioredis.Redis | RedisCluster
+) -> None:
+    hub = EventHub(redis)
+    try:
+        async with hub.listen("game-a") as first, hub.listen("game-b") as other:
+            await publish(redis, "game-a", b'move 2\n{"version":2}')
+            await publish(redis, "game-b", b'undo 7\n{"version":7}')
+            async with asyncio.timeout(10):
+                heard = await first.get()
+                assert (heard.kind, heard.version, heard.body) == ("move", 2, b'{"version":2}')
+                assert (await other.get()).kind == "undo"
+            async with hub.listen("game-a") as second:
+                await publish(redis, "game-a", b'redo 3\n{"version":3}')
+                async with asyncio.timeout(10):
+                    assert (await first.get()).version == 3
+                    assert (await second.get()).version == 3
+            assert hub.streams == 2
+        assert hub.streams == 0
+    finally:
+        await hub.aclose()
