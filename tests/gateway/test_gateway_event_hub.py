@@ -42,3 +42,19 @@ async def test_listeners_hear_their_games_changes(
         assert hub.streams == 0
     finally:
         await hub.aclose()
+
+
+async def test_a_game_that_expires_is_told_to_its_listeners(
+    store_kind: str, redis: aioredis.Redis | RedisCluster
+) -> None:
+    """An expiry publishes nothing: the hub's sweep finds the game gone."""
+    meta = b"game:{game-c}:meta"
+    await redis.hset(meta, "version", "1")
+    hub = EventHub(redis, sweep_seconds=0.2)
+    try:
+        async with hub.listen("game-c") as listener:
+            await redis.pexpire(meta, 100)  # as GAME_TTL_SECONDS would, much later
+            async with asyncio.timeout(10):
+                assert (await listener.get()).kind == "expired"
+    finally:
+        await hub.aclose()
