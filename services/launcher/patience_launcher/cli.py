@@ -41,6 +41,7 @@ from patience_launcher.services import (
     start_redis,
     use_redis_url,
 )
+from patience_launcher.solve_command import add_solve_command
 from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor
 from patience_launcher.workers import cores, positive, split_workers
 
@@ -400,6 +401,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ensure.add_argument("file", help="the key file")
     key.set_defaults(run=cmd_key)
+
+    add_solve_command(commands)
     return parser
 
 

@@ -1,0 +1,226 @@
+"""Which legal moves the search tries, and in what order.
+
+**Moves never tried**, each because another move (or no move) does at least as well:
+
+- a card to an empty reserve cell other than the first: cells are interchangeable, so
+  the positions differ only in the order of the cells, which the key ignores;
+- to the second of two foundations of the same suit and direction that both want the
+  card (two-pack games): the same position under the key;
+- while the columns are interchangeable (the game has no redeal, or none is left: a
+  redeal gathers the piles in their order): a card to an empty column other than the
+  first, and a pile's only card to an empty column (the same position under the key);
+- in games where an empty pile is never refilled, while the columns are interchangeable:
+  a pile's only card onto another pile. Staying put does as well: from the position
+  with the card left alone, every line from the position after the move can be played
+  card for card, the card and whatever is later built on it simply staying in its own
+  pile, and the card it would have covered staying uncovered (nothing can use the
+  emptied pile).
+
+**Order** (the search finds wins sooner; it does not change what is proven): to the
+foundations; onto other piles, those that uncover a card that the foundations want
+first, then a card that can move on, then an emptied pile where empty piles take
+cards, short piles first, cards from the waste among the first; to an empty pile; to
+a reserve cell (by the same order); deal; redeal; withdraw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..building import FillRule
+from .model import DEAL_MOVE, EMPTY, REDEAL_MOVE, TRANSFER, Model, Position, SolverMove
+
+
+class MoveChooser:
+    """The moves worth trying in each position of one game, best first."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.has_redeal = model.redeals > 0
+        self.never_fill = model.fill is FillRule.NEVER
+        self.king_only = model.fill is FillRule.KING_ONLY
+        self.any_card = model.fill is FillRule.ANY_CARD
+        self.waste_fill = model.fill is FillRule.WASTE_ONLY
+        self.ncells = model.ncells
+        self.runs = model.runs
+        self.withdraw_row = model.withdraw_row
+        group_of = [0] * model.nfound
+        for g, members in enumerate(model.found_groups):
+            for j in members:
+                group_of[j] = g
+        self.group_of = tuple(group_of)
+        # parents[c]: the cards that c may be built on
+        parents: list[list[int]] = [[] for _ in range(52)]
+        for top, wanted in enumerate(model.wants):
+            for c in wanted:
+                parents[c].append(top)
+        self.parents = tuple(tuple(p) for p in parents)
+        self._found_wants: dict[bytes, dict[int, tuple[int, ...]]] = {}
+
+    def __call__(self, pos: Position) -> list[SolverMove]:
+        """The legal moves worth trying, best first: to the foundations, onto other
+        piles, to an empty pile, to a reserve cell, deal, redeal, withdraw."""
+        model = self.model
+        tab, cells, found, stock, waste, redeals, _ = pos
+        if sum(found) == model.total:
+            return []
+        fixed = redeals == 0 or not self.has_redeal
+        fw = self._found_wants.get(found)
+        if fw is None:
+            fw = self._wants_of(found)
+        parents = self.parents
+        on_top: dict[int, tuple[int, ...]] = {}
+        empties: list[int] = []
+        for i, pile in enumerate(tab):
+            if pile:
+                c = pile[-1]
+                known = on_top.get(c)
+                on_top[c] = (i,) if known is None else (*known, i)
+            else:
+                empties.append(i)
+        if self.never_fill:
+            empties = []
+        elif fixed and empties:
+            empties = empties[:1]
+        king_only = self.king_only
+        any_card = self.any_card
+        sole_moves = not (fixed and self.never_fill)
+        first_cell = -1
+        if self.ncells:
+            first_cell = cells.find(EMPTY)
+            if first_cell >= 0:
+                first_cell += model.cell_base
+        to_found: list[SolverMove] = []
+        builds: list[SolverMove] = []
+        to_empty: list[SolverMove] = []
+        to_cell: list[SolverMove] = []
+        for i, pile in enumerate(tab):
+            if not pile:
+                continue
+            c = pile[-1]
+            targets = fw.get(c)
+            if targets:
+                for t in targets:
+                    to_found.append((TRANSFER, i, t, 1))
+            if sole_moves or len(pile) > 1:
+                for parent in parents[c]:
+                    piles = on_top.get(parent)
+                    if piles:
+                        for t in piles:
+                            builds.append((TRANSFER, i, t, 1))
+            if empties and (any_card or (king_only and c % 13 == 12)):
+                for t in empties:
+                    if t != i and (not fixed or len(pile) > 1):
+                        to_empty.append((TRANSFER, i, t, 1))
+            if first_cell >= 0:
+                to_cell.append((TRANSFER, i, first_cell, 1))
+            if self.runs and len(pile) > 1 and c in model.fits[pile[-2]]:
+                self._run_moves(i, pile, on_top, empties, fixed, builds, to_empty)
+        if self.ncells:
+            cbase = model.cell_base
+            for k, c in enumerate(cells):
+                if c != EMPTY:
+                    targets = fw.get(c)
+                    if targets:
+                        for t in targets:
+                            to_found.append((TRANSFER, cbase + k, t, 1))
+        if waste:
+            w = model.waste_index
+            c = waste[-1]
+            targets = fw.get(c)
+            if targets:
+                for t in targets:
+                    to_found.append((TRANSFER, w, t, 1))
+            for parent in parents[c]:
+                piles = on_top.get(parent)
+                if piles:
+                    for t in piles:
+                        builds.append((TRANSFER, w, t, 1))
+            if empties and (any_card or self.waste_fill):
+                for t in empties:
+                    to_empty.append((TRANSFER, w, t, 1))
+        if len(builds) > 1:
+            builds.sort(key=self._build_score(tab, fw, on_top), reverse=True)
+        if len(to_cell) > 1:
+            to_cell.sort(key=self._build_score(tab, fw, on_top), reverse=True)
+        out = to_found + builds + to_empty + to_cell
+        if stock:
+            out.append(DEAL_MOVE)
+        if redeals > 0:
+            out.append(REDEAL_MOVE)
+        if self.withdraw_row and not any(found):
+            out.extend(model.withdraws(tab))
+        return out
+
+    def _build_score(
+        self,
+        tab: tuple[bytes, ...],
+        fw: dict[int, tuple[int, ...]],
+        on_top: dict[int, tuple[int, ...]],
+    ) -> Callable[[SolverMove], int]:
+        """How promising a move off a pile is, by what it uncovers: a card the
+        foundations want, then a card that can move on, then an emptied pile (where
+        empty piles are of use), then anything else; short piles first."""
+        ntab = self.model.ntab
+        parents = self.parents
+        empties_useful = not self.never_fill
+
+        def score(move: SolverMove) -> int:
+            source = move[1]
+            if source >= ntab:
+                return 60  # from the waste: the stock moves on
+            pile = tab[source]
+            rest = len(pile) - move[3]
+            if rest == 0:
+                return 70 if empties_useful else 0
+            uncovered = pile[rest - 1]
+            if uncovered in fw:
+                return 100 - rest
+            for parent in parents[uncovered]:
+                if parent in on_top:
+                    return 50 - rest
+            return 30 - rest
+
+        return score
+
+    def _run_moves(
+        self,
+        source: int,
+        pile: bytes,
+        on_top: dict[int, tuple[int, ...]],
+        empties: list[int],
+        fixed: bool,
+        builds: list[SolverMove],
+        to_empty: list[SolverMove],
+    ) -> None:
+        """Usk's runs of two cards or more (a run never goes to a foundation)."""
+        fits = self.model.fits
+        parents = self.parents
+        size = len(pile)
+        for count in range(2, size + 1):
+            head = pile[size - count]
+            if pile[size - count + 1] not in fits[head]:
+                return
+            for parent in parents[head]:
+                for t in on_top.get(parent, ()):
+                    builds.append((TRANSFER, source, t, count))
+            if empties and (not self.king_only or head % 13 == 12):
+                for t in empties:
+                    if t != source and (not fixed or count < size):
+                        to_empty.append((TRANSFER, source, t, count))
+
+    def _wants_of(self, found: bytes) -> dict[int, tuple[int, ...]]:
+        """Card -> the foundations (piles) that take it now, one per interchangeable group."""
+        model = self.model
+        wants: dict[int, tuple[int, ...]] = {}
+        taken: set[tuple[int, int]] = set()
+        for j in range(model.nfound):
+            card = model.found_next[j][found[j]]
+            if card < 0 or (card, self.group_of[j]) in taken:
+                continue
+            taken.add((card, self.group_of[j]))
+            wants[card] = (*wants.get(card, ()), model.found_base + j)
+        if len(self._found_wants) > 100_000:
+            self._found_wants.clear()
+        self._found_wants[found] = wants
+        return wants

@@ -1,0 +1,124 @@
+"""Small positions near the end of a game, and a plain search over the rules library
+that decides them without any of the solver's shortcuts (the tests' oracle)."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+import patience
+from patience import State
+
+LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
+
+
+def small_position(variant_id: str, rng: random.Random, out: int) -> State:
+    """A valid position with about ``out`` cards off the foundations, dealt at random to
+    the tableau (and the cells, stock and waste where the game has them); the redeals
+    left at random. Built through ``State.from_parts``, which checks it."""
+    variant = patience.get_variant(variant_id)
+    options = ("fill_from_waste_only",) if variant.options and rng.random() < 0.3 else ()
+    rules = variant.ruleset(frozenset(options))
+    ids = variant.pile_ids
+    piles: list[list[int]] = [[] for _ in ids]
+    founds = list(rules.foundations)
+    for f in founds:
+        piles[f] = [c for c in rules.found_next[f] if c >= 0]
+    if variant.packs == 1 and len(founds) == 8:  # Bisley: the two ends of a suit meet
+        for up, down in zip(founds[:4], founds[4:], strict=True):
+            meet = rng.randint(1, 13)
+            piles[up] = piles[up][:meet]
+            piles[down] = piles[down][: 13 - meet]
+    keep_ace = variant.deal_pattern.aces_to_foundations
+    loose: list[int] = []
+    # cards of few suits, so that they block each other more often
+    sources = rng.sample(founds, k=rng.randint(1, 3))
+    for _ in range(out * 4):
+        if len(loose) >= out:
+            break
+        f = rng.choice(sources if rng.random() < 0.8 else founds)
+        if len(piles[f]) > (1 if keep_ace and rules.found_next[f][0] % 13 == 0 else 0):
+            loose.append(piles[f].pop())
+    if rng.random() < 0.5:
+        loose.reverse()  # the cards the foundations want first at the bottom: blocked
+    else:
+        rng.shuffle(loose)
+    tableau = list(rules.tableau)
+    used = rng.sample(tableau, k=min(len(tableau), rng.randint(2, max(2, len(loose)))))
+    for card in loose:
+        where = rng.random()
+        empty_cells = [c for c in rules.cells if not piles[c]]
+        if empty_cells and where < 0.4:
+            piles[rng.choice(empty_cells)].append(card)
+        elif rules.stock >= 0 and where < 0.5:
+            piles[rng.choice((rules.stock, rules.waste))].append(card)
+        else:
+            piles[rng.choice(used)].append(card)
+    redeals_left = rng.randint(0, rules.redeals)
+    spent = rules.redeals - redeals_left
+    draws = rules.total - 1
+    if variant_id in LUCIE_FAMILY and spent:
+        draws += spent * (rules.total - 1)
+    return State.from_parts(
+        variant,
+        piles,
+        options=options,
+        redeals_left=redeals_left,
+        moves_made=1000,
+        deal=rng.randrange(10**6),
+        draws=draws,
+    )
+
+
+class TooBig(Exception):
+    """The plain search met more positions than it was allowed."""
+
+
+def plain_verdict(state: State, limit: int = 200_000) -> bool:
+    """Whether some line wins from ``state``: every legal move from every position
+    reached, breadth first, positions told apart by everything but the move count and
+    the order of the reserve cells (which the rules treat alike), and of the columns
+    once no redeal is left (a redeal gathers them in order; nothing else tells them
+    apart)."""
+    ids = state.variant.pile_ids
+    cells = [i for i, pile_id in enumerate(ids) if pile_id[0] == "r"]
+    columns = [i for i, pile_id in enumerate(ids) if pile_id[0] == "t"]
+    others = [i for i, pile_id in enumerate(ids) if pile_id[0] not in "rt"]
+
+    def key(s: State) -> tuple[object, ...]:
+        piles = s.piles
+        tableau = [piles[i] for i in columns]
+        if not s.redeals_left:
+            tableau.sort()
+        held = sorted(piles[i] for i in cells)
+        return (
+            tuple(tableau),
+            tuple(held),
+            tuple(piles[i] for i in others),
+            s.redeals_left,
+            s.draws,
+        )
+
+    seen = {key(state)}
+    queue = deque([state])
+    while queue:
+        current = queue.popleft()
+        if current.foundation_cards == current.total_cards:
+            return True
+        for move in current.legal_moves():
+            child = current.apply(move)
+            k = key(child)
+            if k not in seen:
+                if len(seen) >= limit:
+                    raise TooBig(str(state))
+                seen.add(k)
+                queue.append(child)
+    return False
+
+
+def replay(state: State, line: tuple[patience.Move, ...]) -> State:
+    """Play ``line`` through the rules library, each move checked legal first."""
+    for number, move in enumerate(line):
+        assert move in state.legal_moves(), f"move {number} ({move}) is not legal"
+        state = state.apply(move)
+    return state
