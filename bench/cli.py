@@ -21,7 +21,7 @@ from bench.report import Report
 from bench.settings import Settings
 from bench.stack import Stack
 
-PARTS = ("rules", "engine", "gateway", "growth", "load", "cluster", "scaling")
+PARTS = ("rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling")
 RESULTS = Path(__file__).with_name("results")
 
 
@@ -47,6 +47,8 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument("--rounds", type=int, help="interleaved rounds per comparison")
     parser.add_argument("--rules-states", type=int, help="positions sampled per variant")
     parser.add_argument("--rules-seconds", type=float, help="play-out seconds per variant")
+    parser.add_argument("--solver-deals", type=int, help="deals solved per variant")
+    parser.add_argument("--solver-seconds", type=float, help="CPU seconds per deal solved")
     parser.add_argument("--engine-concurrency", type=int)
     parser.add_argument("--engine-workers", type=_ints, help="e.g. 1,2")
     parser.add_argument("--engine-variant")
@@ -85,6 +87,12 @@ def _rules(report: Report, settings: Settings) -> None:
     from bench.rules_part import run_rules_part
 
     run_rules_part(report, settings)
+
+
+def _solver(report: Report, settings: Settings) -> None:
+    from bench.solver_part import run_solver_part
+
+    run_solver_part(report, settings)
 
 
 def _engine(report: Report, settings: Settings) -> None:
@@ -157,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     if "rules" in settings.parts:
         _run_step(report, "rules", lambda: _rules(report, settings), failed)
+    if "solver" in settings.parts:
+        _run_step(report, "solver", lambda: _solver(report, settings), failed)
     if "engine" in settings.parts:
         _run_step(report, "engine", lambda: _engine(report, settings), failed)
     http_parts = {"gateway": _gateway, "growth": _growth, "load": _load}

@@ -16,6 +16,9 @@ class Settings:
     # rules library: positions sampled per variant, play-out time per variant
     rules_states: int = 100
     rules_seconds: float = 1.0
+    # solver: deals per variant, CPU seconds per deal
+    solver_deals: int = 5
+    solver_seconds: float = 5.0
     # engine over gRPC
     engine_concurrency: int = 16
     engine_workers: tuple[int, ...] = (1, 2)
@@ -46,7 +49,7 @@ class Settings:
     scaling_client_processes: int = 0
     # which parts to run
     parts: tuple[str, ...] = field(
-        default=("rules", "engine", "gateway", "growth", "load", "cluster", "scaling")
+        default=("rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling")
     )
 
     @classmethod
@@ -59,6 +62,8 @@ class Settings:
             rounds=1,
             rules_states=20,
             rules_seconds=0.3,
+            solver_deals=2,
+            solver_seconds=1.0,
             sweep=(1, 4, 16),
             sweep_seconds=1.0,
             growth_window=20,

@@ -21,6 +21,8 @@ TINY = [
     "--rounds", "1",
     "--rules-states", "2",
     "--rules-seconds", "0.05",
+    "--solver-deals", "1",
+    "--solver-seconds", "0.2",
     "--engine-workers", "1",
     "--engine-concurrency", "2",
     "--gateway-concurrency", "2",
@@ -41,6 +43,9 @@ EXPECTED = [
     "rules.bisley.legal_moves_us",
     "rules.house-on-the-hill.apply_us",
     "rules.cody.playout_steps_per_s",
+    "solver.bisley.nodes_per_s",
+    "solver.napoleon-at-st-helena.library_positions_per_s",
+    "solver.cody.decided",
     "engine.w1.unsealed.apply.rate",
     "engine.w1.unsealed.empty.rate",
     "engine.w1.sealed.apply.p99_ms",
@@ -110,6 +115,7 @@ def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> 
     _, markdown = quick_run
     for title in (
         "## Rules library",
+        "## Solver",
         "## Engine over gRPC",
         "## Gateway over HTTP",
         "## Cost as work grows",

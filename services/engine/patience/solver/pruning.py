@@ -25,8 +25,6 @@ a reserve cell (by the same order); deal; redeal; withdraw.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..building import FillRule
 from .model import DEAL_MOVE, EMPTY, REDEAL_MOVE, TRANSFER, Model, Position, SolverMove
 
@@ -91,9 +89,10 @@ class MoveChooser:
             if first_cell >= 0:
                 first_cell += model.cell_base
         to_found: list[SolverMove] = []
-        builds: list[SolverMove] = []
+        builds: list[tuple[int, SolverMove]] = []
         to_empty: list[SolverMove] = []
-        to_cell: list[SolverMove] = []
+        to_cell: list[tuple[int, SolverMove]] = []
+        uncovers = self._uncovers
         for i, pile in enumerate(tab):
             if not pile:
                 continue
@@ -102,20 +101,26 @@ class MoveChooser:
             if targets:
                 for t in targets:
                     to_found.append((TRANSFER, i, t, 1))
-            if sole_moves or len(pile) > 1:
+            size = len(pile)
+            score = -1
+            if sole_moves or size > 1:
                 for parent in parents[c]:
                     piles = on_top.get(parent)
                     if piles:
+                        if score < 0:
+                            score = uncovers(pile, size - 1, fw, on_top)
                         for t in piles:
-                            builds.append((TRANSFER, i, t, 1))
+                            builds.append((score, (TRANSFER, i, t, 1)))
             if empties and (any_card or (king_only and c % 13 == 12)):
                 for t in empties:
-                    if t != i and (not fixed or len(pile) > 1):
+                    if t != i and (not fixed or size > 1):
                         to_empty.append((TRANSFER, i, t, 1))
             if first_cell >= 0:
-                to_cell.append((TRANSFER, i, first_cell, 1))
-            if self.runs and len(pile) > 1 and c in model.fits[pile[-2]]:
-                self._run_moves(i, pile, on_top, empties, fixed, builds, to_empty)
+                if score < 0:
+                    score = uncovers(pile, size - 1, fw, on_top)
+                to_cell.append((score, (TRANSFER, i, first_cell, 1)))
+            if self.runs and size > 1 and c in model.fits[pile[-2]]:
+                self._run_moves(i, pile, on_top, empties, fixed, fw, builds, to_empty)
         if self.ncells:
             cbase = model.cell_base
             for k, c in enumerate(cells):
@@ -135,15 +140,18 @@ class MoveChooser:
                 piles = on_top.get(parent)
                 if piles:
                     for t in piles:
-                        builds.append((TRANSFER, w, t, 1))
+                        builds.append((_FROM_WASTE, (TRANSFER, w, t, 1)))
             if empties and (any_card or self.waste_fill):
                 for t in empties:
                     to_empty.append((TRANSFER, w, t, 1))
-        if len(builds) > 1:
-            builds.sort(key=self._build_score(tab, fw, on_top), reverse=True)
-        if len(to_cell) > 1:
-            to_cell.sort(key=self._build_score(tab, fw, on_top), reverse=True)
-        out = to_found + builds + to_empty + to_cell
+        out = to_found
+        if builds:
+            builds.sort(key=_first, reverse=True)
+            out += [move for _, move in builds]
+        out += to_empty
+        if to_cell:
+            to_cell.sort(key=_first, reverse=True)
+            out += [move for _, move in to_cell]
         if stock:
             out.append(DEAL_MOVE)
         if redeals > 0:
@@ -152,36 +160,26 @@ class MoveChooser:
             out.extend(model.withdraws(tab))
         return out
 
-    def _build_score(
+    def _uncovers(
         self,
-        tab: tuple[bytes, ...],
+        pile: bytes,
+        rest: int,
         fw: dict[int, tuple[int, ...]],
         on_top: dict[int, tuple[int, ...]],
-    ) -> Callable[[SolverMove], int]:
-        """How promising a move off a pile is, by what it uncovers: a card the
-        foundations want, then a card that can move on, then an emptied pile (where
-        empty piles are of use), then anything else; short piles first."""
-        ntab = self.model.ntab
-        parents = self.parents
-        empties_useful = not self.never_fill
-
-        def score(move: SolverMove) -> int:
-            source = move[1]
-            if source >= ntab:
-                return 60  # from the waste: the stock moves on
-            pile = tab[source]
-            rest = len(pile) - move[3]
-            if rest == 0:
-                return 70 if empties_useful else 0
-            uncovered = pile[rest - 1]
-            if uncovered in fw:
-                return 100 - rest
-            for parent in parents[uncovered]:
-                if parent in on_top:
-                    return 50 - rest
-            return 30 - rest
-
-        return score
+    ) -> int:
+        """How promising it is to take cards off ``pile`` down to ``rest`` cards, by what
+        that uncovers: a card the foundations want, then a card that can move on, then an
+        emptied pile (where empty piles are of use), then anything else; short piles
+        first. (Cards from the waste rank among the first: the stock moves on.)"""
+        if rest == 0:
+            return 0 if self.never_fill else 70
+        uncovered = pile[rest - 1]
+        if uncovered in fw:
+            return 100 - rest
+        for parent in self.parents[uncovered]:
+            if parent in on_top:
+                return 50 - rest
+        return 30 - rest
 
     def _run_moves(
         self,
@@ -190,7 +188,8 @@ class MoveChooser:
         on_top: dict[int, tuple[int, ...]],
         empties: list[int],
         fixed: bool,
-        builds: list[SolverMove],
+        fw: dict[int, tuple[int, ...]],
+        builds: list[tuple[int, SolverMove]],
         to_empty: list[SolverMove],
     ) -> None:
         """Usk's runs of two cards or more (a run never goes to a foundation)."""
@@ -203,7 +202,8 @@ class MoveChooser:
                 return
             for parent in parents[head]:
                 for t in on_top.get(parent, ()):
-                    builds.append((TRANSFER, source, t, count))
+                    score = self._uncovers(pile, size - count, fw, on_top)
+                    builds.append((score, (TRANSFER, source, t, count)))
             if empties and (not self.king_only or head % 13 == 12):
                 for t in empties:
                     if t != source and (not fixed or count < size):
@@ -212,15 +212,27 @@ class MoveChooser:
     def _wants_of(self, found: bytes) -> dict[int, tuple[int, ...]]:
         """Card -> the foundations (piles) that take it now, one per interchangeable group."""
         model = self.model
+        fn = model.found_next
+        fbase = model.found_base
+        group_of = self.group_of
         wants: dict[int, tuple[int, ...]] = {}
-        taken: set[tuple[int, int]] = set()
         for j in range(model.nfound):
-            card = model.found_next[j][found[j]]
-            if card < 0 or (card, self.group_of[j]) in taken:
+            card = fn[j][found[j]]
+            if card < 0:
                 continue
-            taken.add((card, self.group_of[j]))
-            wants[card] = (*wants.get(card, ()), model.found_base + j)
+            known = wants.get(card)
+            if known is None:
+                wants[card] = (fbase + j,)
+            elif all(group_of[f - fbase] != group_of[j] for f in known):
+                wants[card] = (*known, fbase + j)
         if len(self._found_wants) > 100_000:
             self._found_wants.clear()
         self._found_wants[found] = wants
         return wants
+
+
+_FROM_WASTE = 60
+
+
+def _first(item: tuple[int, SolverMove]) -> int:
+    return item[0]
