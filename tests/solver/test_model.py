@@ -34,7 +34,7 @@ def check_agreement(state: patience.State) -> None:
 
 @pytest.mark.parametrize("variant_id", VARIANT_IDS)
 def test_moves_agree_along_random_games(variant_id: str) -> None:
-    @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
     @given(walk=played_games(variant_id, max_moves=60))
     def check(walk: Walk) -> None:
         for state in walk.states[::3]:
