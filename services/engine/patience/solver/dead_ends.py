@@ -48,10 +48,7 @@ def dead_end_check(model: Model) -> Callable[[Position], bool] | None:
 
 
 def _stuck_card_check(model: Model) -> Callable[[bytes], bool]:
-    parents: list[list[int]] = [[] for _ in range(52)]
-    for top, wanted in enumerate(model.wants):
-        for c in wanted:
-            parents[c].append(top)
+    parents = model.parents
     # needs[c]: for each foundation that can take c, the cards it takes before c
     needs: list[list[frozenset[int]]] = [[] for _ in range(52)]
     for order in model.found_next:
@@ -103,18 +100,8 @@ class Relaxation:
 
     def __init__(self, model: Model) -> None:
         self.model = model
-        # targets[c]: the cards that c may be built on
-        targets: list[list[int]] = [[] for _ in range(52)]
-        for top, wanted in enumerate(model.wants):
-            for c in wanted:
-                targets[c].append(top)
-        self.targets = tuple(tuple(t) for t in targets)
-        where: list[list[tuple[int, int]]] = [[] for _ in range(52)]
-        for j, order in enumerate(model.found_next):
-            for place, c in enumerate(order):
-                if c >= 0:
-                    where[c].append((j, place))
-        self.where = tuple(tuple(w) for w in where)
+        self.targets = model.parents
+        self.where = model.where
         self._templates: dict[bytes, tuple[bytes, bytes]] = {}
 
     def hopeless(self, pos: Position) -> bool:

@@ -79,6 +79,24 @@ class Model:
             groups.setdefault(order[0], []).append(j)
         self.found_groups: tuple[tuple[int, ...], ...] = tuple(tuple(g) for g in groups.values())
         self.found_interchangeable = any(len(g) > 1 for g in self.found_groups)
+        group_of = [0] * self.nfound
+        for g, members in enumerate(self.found_groups):
+            for j in members:
+                group_of[j] = g
+        self.group_of = tuple(group_of)
+        # parents[c]: the cards that c may be built on
+        parents: list[list[int]] = [[] for _ in range(52)]
+        for top, wanted in enumerate(self.wants):
+            for c in wanted:
+                parents[c].append(top)
+        self.parents = tuple(tuple(p) for p in parents)
+        # where[c]: (foundation, place in its order) for each foundation that takes c
+        where: list[list[tuple[int, int]]] = [[] for _ in range(52)]
+        for j, order in enumerate(self.found_next):
+            for place, c in enumerate(order):
+                if c >= 0:
+                    where[c].append((j, place))
+        self.where = tuple(tuple(w) for w in where)
         self._perms: dict[tuple[int, int], tuple[int, ...]] = {}
 
     # ------------------------------------------------------------ conversion
@@ -145,7 +163,7 @@ class Model:
 
     def legal_moves(self, pos: Position) -> list[SolverMove]:
         """Every legal move, as the rules library lists them (in another order)."""
-        tab, cells, found, stock, waste, redeals, _ = pos
+        tab, cells, found, _, waste, _, _ = pos
         if sum(found) == self.total:
             return []
         fn = self.found_next
@@ -202,6 +220,13 @@ class Model:
             if empties and fill in (FillRule.ANY_CARD, FillRule.WASTE_ONLY):
                 for t in empties:
                     out.append((TRANSFER, w, t, 1))
+        out.extend(self.other_moves(pos))
+        return out
+
+    def other_moves(self, pos: Position) -> list[SolverMove]:
+        """The moves that are not transfers: deal, redeal, withdraw, where legal."""
+        tab, _, found, stock, _, redeals, _ = pos
+        out: list[SolverMove] = []
         if stock:
             out.append(DEAL_MOVE)
         if redeals > 0:

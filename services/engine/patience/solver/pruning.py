@@ -26,7 +26,7 @@ a reserve cell (by the same order); deal; redeal; withdraw.
 from __future__ import annotations
 
 from ..building import FillRule
-from .model import DEAL_MOVE, EMPTY, REDEAL_MOVE, TRANSFER, Model, Position, SolverMove
+from .model import EMPTY, TRANSFER, Model, Position, SolverMove
 
 
 class MoveChooser:
@@ -42,24 +42,15 @@ class MoveChooser:
         self.ncells = model.ncells
         self.runs = model.runs
         self.withdraw_row = model.withdraw_row
-        group_of = [0] * model.nfound
-        for g, members in enumerate(model.found_groups):
-            for j in members:
-                group_of[j] = g
-        self.group_of = tuple(group_of)
-        # parents[c]: the cards that c may be built on
-        parents: list[list[int]] = [[] for _ in range(52)]
-        for top, wanted in enumerate(model.wants):
-            for c in wanted:
-                parents[c].append(top)
-        self.parents = tuple(tuple(p) for p in parents)
+        self.group_of = model.group_of
+        self.parents = model.parents
         self._found_wants: dict[bytes, dict[int, tuple[int, ...]]] = {}
 
     def __call__(self, pos: Position) -> list[SolverMove]:
         """The legal moves worth trying, best first: to the foundations, onto other
         piles, to an empty pile, to a reserve cell, deal, redeal, withdraw."""
         model = self.model
-        tab, cells, found, stock, waste, redeals, _ = pos
+        tab, cells, found, _, waste, redeals, _ = pos
         if sum(found) == model.total:
             return []
         fixed = redeals == 0 or not self.has_redeal
@@ -152,12 +143,7 @@ class MoveChooser:
         if to_cell:
             to_cell.sort(key=_first, reverse=True)
             out += [move for _, move in to_cell]
-        if stock:
-            out.append(DEAL_MOVE)
-        if redeals > 0:
-            out.append(REDEAL_MOVE)
-        if self.withdraw_row and not any(found):
-            out.extend(model.withdraws(tab))
+        out.extend(model.other_moves(pos))
         return out
 
     def _uncovers(

@@ -53,18 +53,8 @@ class SafeMoves:
             self.packs == 1 and model.build in _IN_SUIT and not model.runs
         )
         self.has_redeal = model.redeals > 0
-        # where[c]: (foundation, place in its order) for each foundation that takes c
-        where: list[list[tuple[int, int]]] = [[] for _ in range(52)]
-        for j, order in enumerate(model.found_next):
-            for place, card in enumerate(order):
-                if card >= 0:
-                    where[card].append((j, place))
-        self.where = tuple(tuple(w) for w in where)
-        group_of = [0] * model.nfound
-        for g, members in enumerate(model.found_groups):
-            for j in members:
-                group_of[j] = g
-        self.group_of = tuple(group_of)
+        self.where = model.where
+        self.group_of = model.group_of
 
     def home(self, found: bytes, card: int) -> int:
         """How many copies of ``card`` are on the foundations."""
