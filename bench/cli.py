@@ -21,7 +21,9 @@ from bench.report import Report
 from bench.settings import Settings
 from bench.stack import Stack
 
-PARTS = ("rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling")
+PARTS = (
+    "rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling", "probes",
+)  # fmt: skip
 RESULTS = Path(__file__).with_name("results")
 
 
@@ -73,6 +75,11 @@ def parse_args(argv: list[str] | None) -> tuple[Settings, Path]:
     parser.add_argument(
         "--scaling-client-processes", type=int, help="load-generator processes (default: cores/4)"
     )
+    parser.add_argument(
+        "--probe-timeout-seconds", type=int, help="the gateway's header and body timeouts"
+    )
+    parser.add_argument("--probe-slow-clients", type=int, help="slow connections to hold")
+    parser.add_argument("--probe-slow-seconds", type=float, help="time ordinary requests meanwhile")
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
 
@@ -139,6 +146,12 @@ def _scaling(report: Report, settings: Settings) -> None:
     run_scaling_part(report, settings)
 
 
+def _probes(report: Report, settings: Settings) -> None:
+    from bench.probes_part import run_probes_part
+
+    run_probes_part(report, settings)
+
+
 def _run_step(report: Report, name: str, step: Callable[[], object], failed: list[str]) -> None:
     began = time.monotonic()
     print(f"[bench] {name} ...", file=sys.stderr, flush=True)
@@ -184,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
         _run_step(report, "cluster", lambda: _cluster(report, settings), failed)
     if "scaling" in settings.parts:
         _run_step(report, "scaling", lambda: _scaling(report, settings), failed)
+    if "probes" in settings.parts:
+        _run_step(report, "probes", lambda: _probes(report, settings), failed)
     total = time.monotonic() - started
     report.preamble.append(f"Whole run: {total:.0f} s.")
     report.figure("run.seconds", total)

@@ -47,9 +47,23 @@ class Settings:
     # and load-generator processes (0: one per four cores, one at least)
     scaling_levels: tuple[int, ...] = ()
     scaling_client_processes: int = 0
+    # HTTP probes: the gateway's header and body timeouts (its defaults), the sizes of
+    # the oversized headers, the slow connections held, and the ordinary requests timed
+    probe_timeout_seconds: int = 10
+    probe_gateway_workers: int = 2
+    probe_header_mib: float = 16.0
+    probe_concurrent_headers: int = 8
+    probe_concurrent_mib: float = 64.0
+    probe_slow_clients: int = 2000
+    probe_slow_ramp_seconds: float = 10.0
+    probe_slow_seconds: float = 20.0
+    probe_ordinary_per_second: float = 20.0
     # which parts to run
     parts: tuple[str, ...] = field(
-        default=("rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling")
+        default=(
+            "rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling",
+            "probes",
+        )  # fmt: skip
     )
 
     @classmethod
@@ -68,4 +82,11 @@ class Settings:
             sweep_seconds=1.0,
             growth_window=20,
             load_run_time="15s",
+            probe_timeout_seconds=1,
+            probe_header_mib=1.0,
+            probe_concurrent_headers=2,
+            probe_concurrent_mib=1.0,
+            probe_slow_clients=50,
+            probe_slow_ramp_seconds=0.5,
+            probe_slow_seconds=2.0,
         )

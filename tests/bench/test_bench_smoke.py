@@ -36,6 +36,8 @@ TINY = [
     "--load-spawn-rate", "2",
     "--load-run-time", "2s",
     "--scaling-levels", "1",
+    "--probe-slow-clients", "20",
+    "--probe-slow-seconds", "1",
 ]  # fmt: skip
 
 # one figure of each kind that every part must produce
@@ -76,6 +78,13 @@ EXPECTED = [
     "scaling.p1.gateway_us",
     "scaling.p1.engine_us",
     "scaling.p1.client_us",
+    "probes.short_body.status",
+    "probes.headers_200.status",
+    "probes.long_line.status",
+    "probes.silent.seconds",
+    "probes.idle.seconds",
+    "probes.slow.baseline.p99_ms",
+    "probes.slow.loaded.p99_ms",
 ]
 
 
@@ -122,6 +131,7 @@ def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> 
         "## Load test (Locust)",
         "## Redis Cluster",
         "## Scaling with processes",
+        "## HTTP limits",
     ):
         assert title in markdown
     assert "Not measured" not in markdown
