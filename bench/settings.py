@@ -61,9 +61,16 @@ class Settings:
     # which parts to run
     parts: tuple[str, ...] = field(
         default=(
-            "rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling",
+            "rules",
+            "solver",
+            "engine",
+            "gateway",
+            "growth",
+            "load",
+            "cluster",
+            "scaling",
             "probes",
-        )  # fmt: skip
+        )
     )
 
     @classmethod
