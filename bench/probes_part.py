@@ -198,6 +198,11 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
         key = f"probes.{probe.key}"
         statuses = [o.status for o in probe.outcomes if o.status is not None]
         report.figure(f"{key}.answered", len(statuses))
+        # refused: a 4xx, or the connection closed (a refusal whose answer a reset cut off)
+        refused = sum(
+            1 for o in probe.outcomes if (o.status or 0) >= 400 or (o.status is None and o.closed)
+        )
+        report.figure(f"{key}.refused", refused)
         report.figure(f"{key}.status", statuses[0] if len(set(statuses)) == 1 else None)
         report.figure(f"{key}.seconds", slowest)
         report.figure(f"{key}.memory_growth_mib", probe.peak_mib - probe.before_mib)
