@@ -26,6 +26,62 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _Verdict:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VerdictEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Verdict.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VERDICT_UNSPECIFIED: _Verdict.ValueType  # 0
+    VERDICT_WON: _Verdict.ValueType  # 1
+    """A line of moves wins from the state."""
+    VERDICT_LOST: _Verdict.ValueType  # 2
+    """Proven: every position reachable from the state was searched, none is won."""
+    VERDICT_UNKNOWN: _Verdict.ValueType  # 3
+    """The budget (or the deadline) ran out first."""
+
+class Verdict(_Verdict, metaclass=_VerdictEnumTypeWrapper):
+    """A search's answer."""
+
+VERDICT_UNSPECIFIED: Verdict.ValueType  # 0
+VERDICT_WON: Verdict.ValueType  # 1
+"""A line of moves wins from the state."""
+VERDICT_LOST: Verdict.ValueType  # 2
+"""Proven: every position reachable from the state was searched, none is won."""
+VERDICT_UNKNOWN: Verdict.ValueType  # 3
+"""The budget (or the deadline) ran out first."""
+Global___Verdict: _TypeAlias = Verdict  # noqa: Y015
+
+class _HintKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _HintKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_HintKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    HINT_KIND_UNSPECIFIED: _HintKind.ValueType  # 0
+    HINT_KIND_WINNING: _HintKind.ValueType  # 1
+    """The first move of a line proven to win."""
+    HINT_KIND_BEST_EFFORT: _HintKind.ValueType  # 2
+    """The search ran out of budget: a promising move, not a proven one."""
+    HINT_KIND_LOST: _HintKind.ValueType  # 3
+    """Proven: no line wins from here, so no move is recommended."""
+    HINT_KIND_NONE: _HintKind.ValueType  # 4
+    """The game is over (won, or no legal move): nothing to hint."""
+
+class HintKind(_HintKind, metaclass=_HintKindEnumTypeWrapper):
+    """What a hint is worth."""
+
+HINT_KIND_UNSPECIFIED: HintKind.ValueType  # 0
+HINT_KIND_WINNING: HintKind.ValueType  # 1
+"""The first move of a line proven to win."""
+HINT_KIND_BEST_EFFORT: HintKind.ValueType  # 2
+"""The search ran out of budget: a promising move, not a proven one."""
+HINT_KIND_LOST: HintKind.ValueType  # 3
+"""Proven: no line wins from here, so no move is recommended."""
+HINT_KIND_NONE: HintKind.ValueType  # 4
+"""The game is over (won, or no legal move): nothing to hint."""
+Global___HintKind: _TypeAlias = HintKind  # noqa: Y015
+
 class _StateProtection:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -467,3 +523,212 @@ class GetEngineInfoResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetEngineInfoResponse: _TypeAlias = GetEngineInfoResponse  # noqa: Y015
+
+@_typing.final
+class SearchBudget(_message.Message):
+    """How far a search may go. The engine caps both limits (docs/solver.md) and the
+    call's deadline caps the time.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MAX_POSITIONS_FIELD_NUMBER: _builtins.int
+    MAX_MILLISECONDS_FIELD_NUMBER: _builtins.int
+    max_positions: _builtins.int
+    """Positions to search at most; 0: the engine's default."""
+    max_milliseconds: _builtins.int
+    """Milliseconds of wall-clock time at most; 0: the engine's default."""
+    def __init__(
+        self,
+        *,
+        max_positions: _builtins.int = ...,
+        max_milliseconds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_milliseconds", b"max_milliseconds", "max_positions", b"max_positions"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SearchBudget: _TypeAlias = SearchBudget  # noqa: Y015
+
+@_typing.final
+class SolveRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    BUDGET_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState: ...
+    @_builtins.property
+    def budget(self) -> Global___SearchBudget: ...
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+        budget: Global___SearchBudget | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "state", b"state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SolveRequest: _TypeAlias = SolveRequest  # noqa: Y015
+
+@_typing.final
+class SolveResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERDICT_FIELD_NUMBER: _builtins.int
+    LINE_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    MILLISECONDS_FIELD_NUMBER: _builtins.int
+    verdict: Global___Verdict.ValueType
+    positions: _builtins.int
+    """Positions searched."""
+    milliseconds: _builtins.int
+    """Time the search took, in milliseconds."""
+    @_builtins.property
+    def line(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Move]:
+        """With VERDICT_WON: every move from the state to a won position, in order."""
+
+    def __init__(
+        self,
+        *,
+        verdict: Global___Verdict.ValueType = ...,
+        line: _abc.Iterable[_game_pb2.Move] | None = ...,
+        positions: _builtins.int = ...,
+        milliseconds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["line", b"line", "milliseconds", b"milliseconds", "positions", b"positions", "verdict", b"verdict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SolveResponse: _TypeAlias = SolveResponse  # noqa: Y015
+
+@_typing.final
+class HintRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    BUDGET_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState: ...
+    @_builtins.property
+    def budget(self) -> Global___SearchBudget: ...
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+        budget: Global___SearchBudget | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "state", b"state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HintRequest: _TypeAlias = HintRequest  # noqa: Y015
+
+@_typing.final
+class HintResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    MOVE_FIELD_NUMBER: _builtins.int
+    VERDICT_FIELD_NUMBER: _builtins.int
+    POSITIONS_FIELD_NUMBER: _builtins.int
+    MILLISECONDS_FIELD_NUMBER: _builtins.int
+    kind: Global___HintKind.ValueType
+    verdict: Global___Verdict.ValueType
+    positions: _builtins.int
+    """Positions searched."""
+    milliseconds: _builtins.int
+    """Time the search took, in milliseconds."""
+    @_builtins.property
+    def move(self) -> _game_pb2.Move:
+        """The move, with HINT_KIND_WINNING and HINT_KIND_BEST_EFFORT."""
+
+    def __init__(
+        self,
+        *,
+        kind: Global___HintKind.ValueType = ...,
+        move: _game_pb2.Move | None = ...,
+        verdict: Global___Verdict.ValueType = ...,
+        positions: _builtins.int = ...,
+        milliseconds: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "milliseconds", b"milliseconds", "move", b"move", "positions", b"positions", "verdict", b"verdict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HintResponse: _TypeAlias = HintResponse  # noqa: Y015
+
+@_typing.final
+class AutoplayRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState: ...
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AutoplayRequest: _TypeAlias = AutoplayRequest  # noqa: Y015
+
+@_typing.final
+class AutoplayResponse(_message.Message):
+    """The state after the safe moves (the same state, and no moves, when there are
+    none). Shares its fields and numbers with ApplyMovesResponse.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    APPLIED_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def state(self) -> _game_pb2.SealedState:
+        """The new state, to be passed back on the next call."""
+
+    @_builtins.property
+    def view(self) -> _game_pb2.PlayerView:
+        """What the player sees now, with status, counters and the legal moves."""
+
+    @_builtins.property
+    def applied(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Move]:
+        """The moves applied, normalised (every field filled in)."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.CardMoved]:
+        """Cards moved by those moves, in order."""
+
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.SealedState | None = ...,
+        view: _game_pb2.PlayerView | None = ...,
+        applied: _abc.Iterable[_game_pb2.Move] | None = ...,
+        events: _abc.Iterable[_game_pb2.CardMoved] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["applied", b"applied", "events", b"events", "state", b"state", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AutoplayResponse: _TypeAlias = AutoplayResponse  # noqa: Y015

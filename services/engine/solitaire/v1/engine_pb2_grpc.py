@@ -74,6 +74,21 @@ class EngineServiceStub:
                 request_serializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoRequest.SerializeToString,
                 response_deserializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoResponse.FromString,
                 _registered_method=True)
+        self.Solve = channel.unary_unary(
+                '/solitaire.v1.EngineService/Solve',
+                request_serializer=solitaire_dot_v1_dot_engine__pb2.SolveRequest.SerializeToString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.SolveResponse.FromString,
+                _registered_method=True)
+        self.Hint = channel.unary_unary(
+                '/solitaire.v1.EngineService/Hint',
+                request_serializer=solitaire_dot_v1_dot_engine__pb2.HintRequest.SerializeToString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.HintResponse.FromString,
+                _registered_method=True)
+        self.Autoplay = channel.unary_unary(
+                '/solitaire.v1.EngineService/Autoplay',
+                request_serializer=solitaire_dot_v1_dot_engine__pb2.AutoplayRequest.SerializeToString,
+                response_deserializer=solitaire_dot_v1_dot_engine__pb2.AutoplayResponse.FromString,
+                _registered_method=True)
 
 
 class EngineServiceServicer:
@@ -136,6 +151,32 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Solve(self, request, context):
+        """Searches a state for a win, with full knowledge of the stock and of the
+        shuffles of later redeals (docs/solver.md). Runs in processes apart from
+        those that apply moves; the call's deadline caps the search. The line it
+        returns shows cards the player cannot see: it is for trusted callers.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Hint(self, request, context):
+        """The move to play next: one of the state's legal moves, never a hidden card.
+        Searched like Solve, in the same processes, within the same limits.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Autoplay(self, request, context):
+        """Plays every card that can safely go to a foundation (no winning line is
+        lost by playing it), in order, as one change.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -178,6 +219,21 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.GetEngineInfo,
                     request_deserializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoRequest.FromString,
                     response_serializer=solitaire_dot_v1_dot_engine__pb2.GetEngineInfoResponse.SerializeToString,
+            ),
+            'Solve': grpc.unary_unary_rpc_method_handler(
+                    servicer.Solve,
+                    request_deserializer=solitaire_dot_v1_dot_engine__pb2.SolveRequest.FromString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.SolveResponse.SerializeToString,
+            ),
+            'Hint': grpc.unary_unary_rpc_method_handler(
+                    servicer.Hint,
+                    request_deserializer=solitaire_dot_v1_dot_engine__pb2.HintRequest.FromString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.HintResponse.SerializeToString,
+            ),
+            'Autoplay': grpc.unary_unary_rpc_method_handler(
+                    servicer.Autoplay,
+                    request_deserializer=solitaire_dot_v1_dot_engine__pb2.AutoplayRequest.FromString,
+                    response_serializer=solitaire_dot_v1_dot_engine__pb2.AutoplayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -396,6 +452,87 @@ class EngineService:
             '/solitaire.v1.EngineService/GetEngineInfo',
             solitaire_dot_v1_dot_engine__pb2.GetEngineInfoRequest.SerializeToString,
             solitaire_dot_v1_dot_engine__pb2.GetEngineInfoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Solve(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/solitaire.v1.EngineService/Solve',
+            solitaire_dot_v1_dot_engine__pb2.SolveRequest.SerializeToString,
+            solitaire_dot_v1_dot_engine__pb2.SolveResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Hint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/solitaire.v1.EngineService/Hint',
+            solitaire_dot_v1_dot_engine__pb2.HintRequest.SerializeToString,
+            solitaire_dot_v1_dot_engine__pb2.HintResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Autoplay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/solitaire.v1.EngineService/Autoplay',
+            solitaire_dot_v1_dot_engine__pb2.AutoplayRequest.SerializeToString,
+            solitaire_dot_v1_dot_engine__pb2.AutoplayResponse.FromString,
             options,
             channel_credentials,
             insecure,

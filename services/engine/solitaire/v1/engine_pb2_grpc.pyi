@@ -55,6 +55,20 @@ class EngineServiceStub:
     """The player's view of a state."""
     GetEngineInfo: _grpc.UnaryUnaryMultiCallable[_engine_pb2.GetEngineInfoRequest, _engine_pb2.GetEngineInfoResponse]
     """How this engine treats states: sealed with which keys, or not at all."""
+    Solve: _grpc.UnaryUnaryMultiCallable[_engine_pb2.SolveRequest, _engine_pb2.SolveResponse]
+    """Searches a state for a win, with full knowledge of the stock and of the
+    shuffles of later redeals (docs/solver.md). Runs in processes apart from
+    those that apply moves; the call's deadline caps the search. The line it
+    returns shows cards the player cannot see: it is for trusted callers.
+    """
+    Hint: _grpc.UnaryUnaryMultiCallable[_engine_pb2.HintRequest, _engine_pb2.HintResponse]
+    """The move to play next: one of the state's legal moves, never a hidden card.
+    Searched like Solve, in the same processes, within the same limits.
+    """
+    Autoplay: _grpc.UnaryUnaryMultiCallable[_engine_pb2.AutoplayRequest, _engine_pb2.AutoplayResponse]
+    """Plays every card that can safely go to a foundation (no winning line is
+    lost by playing it), in order, as one change.
+    """
 
 @_typing.type_check_only
 class EngineServiceAsyncStub(EngineServiceStub):
@@ -77,6 +91,20 @@ class EngineServiceAsyncStub(EngineServiceStub):
     """The player's view of a state."""
     GetEngineInfo: _aio.UnaryUnaryMultiCallable[_engine_pb2.GetEngineInfoRequest, _engine_pb2.GetEngineInfoResponse]  # type: ignore[assignment]
     """How this engine treats states: sealed with which keys, or not at all."""
+    Solve: _aio.UnaryUnaryMultiCallable[_engine_pb2.SolveRequest, _engine_pb2.SolveResponse]  # type: ignore[assignment]
+    """Searches a state for a win, with full knowledge of the stock and of the
+    shuffles of later redeals (docs/solver.md). Runs in processes apart from
+    those that apply moves; the call's deadline caps the search. The line it
+    returns shows cards the player cannot see: it is for trusted callers.
+    """
+    Hint: _aio.UnaryUnaryMultiCallable[_engine_pb2.HintRequest, _engine_pb2.HintResponse]  # type: ignore[assignment]
+    """The move to play next: one of the state's legal moves, never a hidden card.
+    Searched like Solve, in the same processes, within the same limits.
+    """
+    Autoplay: _aio.UnaryUnaryMultiCallable[_engine_pb2.AutoplayRequest, _engine_pb2.AutoplayResponse]  # type: ignore[assignment]
+    """Plays every card that can safely go to a foundation (no winning line is
+    lost by playing it), in order, as one change.
+    """
 
 class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -144,5 +172,37 @@ class EngineServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_pb2.GetEngineInfoResponse, _abc.Awaitable[_engine_pb2.GetEngineInfoResponse]]:
         """How this engine treats states: sealed with which keys, or not at all."""
+
+    @_abc_1.abstractmethod
+    def Solve(
+        self,
+        request: _engine_pb2.SolveRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_pb2.SolveResponse, _abc.Awaitable[_engine_pb2.SolveResponse]]:
+        """Searches a state for a win, with full knowledge of the stock and of the
+        shuffles of later redeals (docs/solver.md). Runs in processes apart from
+        those that apply moves; the call's deadline caps the search. The line it
+        returns shows cards the player cannot see: it is for trusted callers.
+        """
+
+    @_abc_1.abstractmethod
+    def Hint(
+        self,
+        request: _engine_pb2.HintRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_pb2.HintResponse, _abc.Awaitable[_engine_pb2.HintResponse]]:
+        """The move to play next: one of the state's legal moves, never a hidden card.
+        Searched like Solve, in the same processes, within the same limits.
+        """
+
+    @_abc_1.abstractmethod
+    def Autoplay(
+        self,
+        request: _engine_pb2.AutoplayRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_pb2.AutoplayResponse, _abc.Awaitable[_engine_pb2.AutoplayResponse]]:
+        """Plays every card that can safely go to a foundation (no winning line is
+        lost by playing it), in order, as one change.
+        """
 
 def add_EngineServiceServicer_to_server(servicer: EngineServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17solitaire/v1/game.proto\x12\x0csolitaire.v1\"\xb1\x01\n\tGameState\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12&\n\x05piles\x18\x03 \x03(\x0b\x32\x17.solitaire.v1.PileCards\x12\x14\n\x0credeals_left\x18\x04 \x01(\r\x12\x12\n\nmoves_made\x18\x05 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x06 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_secret\x18\x07 \x01(\x08\x12\r\n\x05\x64raws\x18\x08 \x01(\r\"\x1a\n\tPileCards\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\x0c\".\n\x0bSealedState\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x10\n\x04seal\x18\x02 \x01(\x0c\x42\x02\x18\x01\"~\n\x04Move\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.solitaire.v1.MoveKind\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\t\x12\r\n\x05\x63ount\x18\x04 \x01(\r\x12\x0f\n\x07\x63olumns\x18\x05 \x03(\t\x12\x10\n\x08notation\x18\x06 \x01(\t\"e\n\tCardMoved\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x14\n\x0csource_index\x18\x03 \x01(\r\x12\x0e\n\x06target\x18\x04 \x01(\t\x12\x14\n\x0ctarget_index\x18\x05 \x01(\r\"w\n\x08\x43ounters\x12\x12\n\nmoves_made\x18\x01 \x01(\r\x12\x18\n\x10\x66oundation_cards\x18\x02 \x01(\r\x12\x14\n\x0credeals_left\x18\x03 \x01(\r\x12\x12\n\nstock_size\x18\x04 \x01(\r\x12\x13\n\x0btotal_cards\x18\x05 \x01(\r\"Y\n\x08PileView\x12\n\n\x02id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.solitaire.v1.PileKind\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\t\x12\x0c\n\x04size\x18\x04 \x01(\r\"\xe0\x01\n\nPlayerView\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12%\n\x05piles\x18\x03 \x03(\x0b\x32\x16.solitaire.v1.PileView\x12(\n\x06status\x18\x04 \x01(\x0e\x32\x18.solitaire.v1.GameStatus\x12(\n\x08\x63ounters\x18\x05 \x01(\x0b\x32\x16.solitaire.v1.Counters\x12\'\n\x0blegal_moves\x18\x06 \x03(\x0b\x32\x12.solitaire.v1.Move\x12\x0c\n\x04\x64\x65\x61l\x18\x07 \x01(\t\"\x9c\x01\n\x08PileSpec\x12\n\n\x02id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.solitaire.v1.PileKind\x12$\n\x06layout\x18\x03 \x01(\x0e\x32\x14.solitaire.v1.Layout\x12\x0c\n\x04suit\x18\x04 \x01(\t\x12*\n\tdirection\x18\x05 \x01(\x0e\x32\x17.solitaire.v1.Direction\"/\n\nOptionSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"\xa6\x01\n\x07Variant\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\r\n\x05packs\x18\x04 \x01(\r\x12\x0f\n\x07redeals\x18\x05 \x01(\r\x12%\n\x05piles\x18\x06 \x03(\x0b\x32\x16.solitaire.v1.PileSpec\x12)\n\x07options\x18\x07 \x03(\x0b\x32\x18.solitaire.v1.OptionSpec*\x7f\n\x08MoveKind\x12\x19\n\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12MOVE_KIND_TRANSFER\x10\x01\x12\x12\n\x0eMOVE_KIND_DEAL\x10\x02\x12\x14\n\x10MOVE_KIND_REDEAL\x10\x03\x12\x16\n\x12MOVE_KIND_WITHDRAW\x10\x04*n\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x01\x12\x13\n\x0fGAME_STATUS_WON\x10\x02\x12\x15\n\x11GAME_STATUS_STUCK\x10\x03*\x97\x01\n\x08PileKind\x12\x19\n\x15PILE_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11PILE_KIND_TABLEAU\x10\x01\x12\x15\n\x11PILE_KIND_RESERVE\x10\x02\x12\x18\n\x14PILE_KIND_FOUNDATION\x10\x03\x12\x13\n\x0fPILE_KIND_STOCK\x10\x04\x12\x13\n\x0fPILE_KIND_WASTE\x10\x05*L\n\tDirection\x12\x19\n\x15\x44IRECTION_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x44IRECTION_UP\x10\x01\x12\x12\n\x0e\x44IRECTION_DOWN\x10\x02*f\n\x06Layout\x12\x16\n\x12LAYOUT_UNSPECIFIED\x10\x00\x12\x0e\n\nLAYOUT_FAN\x10\x01\x12\x11\n\rLAYOUT_COLUMN\x10\x02\x12\x0f\n\x0bLAYOUT_CELL\x10\x03\x12\x10\n\x0cLAYOUT_STACK\x10\x04\x42\xe3\x01\n&io.github.patience_engine.solitaire.v1B\tGameProtoP\x01ZJgithub.com/patience-engine/patience-engine/gen/go/solitaire/v1;solitairev1\xa2\x02\x03SXX\xaa\x02\x1bPatienceEngine.Solitaire.V1\xca\x02\x1bPatienceEngine\\Solitaire\\V1\xea\x02\x1dPatienceEngine::Solitaire::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17solitaire/v1/game.proto\x12\x0csolitaire.v1\"\xb1\x01\n\tGameState\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12&\n\x05piles\x18\x03 \x03(\x0b\x32\x17.solitaire.v1.PileCards\x12\x14\n\x0credeals_left\x18\x04 \x01(\r\x12\x12\n\nmoves_made\x18\x05 \x01(\r\x12\x0c\n\x04\x64\x65\x61l\x18\x06 \x01(\t\x12\x13\n\x0b\x64\x65\x61l_secret\x18\x07 \x01(\x08\x12\r\n\x05\x64raws\x18\x08 \x01(\r\"\x1a\n\tPileCards\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\x0c\".\n\x0bSealedState\x12\r\n\x05state\x18\x01 \x01(\x0c\x12\x10\n\x04seal\x18\x02 \x01(\x0c\x42\x02\x18\x01\"~\n\x04Move\x12$\n\x04kind\x18\x01 \x01(\x0e\x32\x16.solitaire.v1.MoveKind\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\t\x12\r\n\x05\x63ount\x18\x04 \x01(\r\x12\x0f\n\x07\x63olumns\x18\x05 \x03(\t\x12\x10\n\x08notation\x18\x06 \x01(\t\"e\n\tCardMoved\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x0e\n\x06source\x18\x02 \x01(\t\x12\x14\n\x0csource_index\x18\x03 \x01(\r\x12\x0e\n\x06target\x18\x04 \x01(\t\x12\x14\n\x0ctarget_index\x18\x05 \x01(\r\"w\n\x08\x43ounters\x12\x12\n\nmoves_made\x18\x01 \x01(\r\x12\x18\n\x10\x66oundation_cards\x18\x02 \x01(\r\x12\x14\n\x0credeals_left\x18\x03 \x01(\r\x12\x12\n\nstock_size\x18\x04 \x01(\r\x12\x13\n\x0btotal_cards\x18\x05 \x01(\r\"Y\n\x08PileView\x12\n\n\x02id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.solitaire.v1.PileKind\x12\r\n\x05\x63\x61rds\x18\x03 \x03(\t\x12\x0c\n\x04size\x18\x04 \x01(\r\"\x88\x02\n\nPlayerView\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x0f\n\x07options\x18\x02 \x03(\t\x12%\n\x05piles\x18\x03 \x03(\x0b\x32\x16.solitaire.v1.PileView\x12(\n\x06status\x18\x04 \x01(\x0e\x32\x18.solitaire.v1.GameStatus\x12(\n\x08\x63ounters\x18\x05 \x01(\x0b\x32\x16.solitaire.v1.Counters\x12\'\n\x0blegal_moves\x18\x06 \x03(\x0b\x32\x12.solitaire.v1.Move\x12\x0c\n\x04\x64\x65\x61l\x18\x07 \x01(\t\x12&\n\x07outlook\x18\x08 \x01(\x0e\x32\x15.solitaire.v1.Outlook\"\x9c\x01\n\x08PileSpec\x12\n\n\x02id\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.solitaire.v1.PileKind\x12$\n\x06layout\x18\x03 \x01(\x0e\x32\x14.solitaire.v1.Layout\x12\x0c\n\x04suit\x18\x04 \x01(\t\x12*\n\tdirection\x18\x05 \x01(\x0e\x32\x17.solitaire.v1.Direction\"/\n\nOptionSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\"\xa6\x01\n\x07Variant\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\r\n\x05packs\x18\x04 \x01(\r\x12\x0f\n\x07redeals\x18\x05 \x01(\r\x12%\n\x05piles\x18\x06 \x03(\x0b\x32\x16.solitaire.v1.PileSpec\x12)\n\x07options\x18\x07 \x03(\x0b\x32\x18.solitaire.v1.OptionSpec*\x7f\n\x08MoveKind\x12\x19\n\x15MOVE_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12MOVE_KIND_TRANSFER\x10\x01\x12\x12\n\x0eMOVE_KIND_DEAL\x10\x02\x12\x14\n\x10MOVE_KIND_REDEAL\x10\x03\x12\x16\n\x12MOVE_KIND_WITHDRAW\x10\x04*n\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_PLAYING\x10\x01\x12\x13\n\x0fGAME_STATUS_WON\x10\x02\x12\x15\n\x11GAME_STATUS_STUCK\x10\x03*\x97\x01\n\x08PileKind\x12\x19\n\x15PILE_KIND_UNSPECIFIED\x10\x00\x12\x15\n\x11PILE_KIND_TABLEAU\x10\x01\x12\x15\n\x11PILE_KIND_RESERVE\x10\x02\x12\x18\n\x14PILE_KIND_FOUNDATION\x10\x03\x12\x13\n\x0fPILE_KIND_STOCK\x10\x04\x12\x13\n\x0fPILE_KIND_WASTE\x10\x05*\x7f\n\x07Outlook\x12\x17\n\x13OUTLOOK_UNSPECIFIED\x10\x00\x12\x10\n\x0cOUTLOOK_OPEN\x10\x01\x12\x0f\n\x0bOUTLOOK_WON\x10\x02\x12\x11\n\rOUTLOOK_STUCK\x10\x03\x12\x13\n\x0fOUTLOOK_CYCLING\x10\x04\x12\x10\n\x0cOUTLOOK_LOST\x10\x05*L\n\tDirection\x12\x19\n\x15\x44IRECTION_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x44IRECTION_UP\x10\x01\x12\x12\n\x0e\x44IRECTION_DOWN\x10\x02*f\n\x06Layout\x12\x16\n\x12LAYOUT_UNSPECIFIED\x10\x00\x12\x0e\n\nLAYOUT_FAN\x10\x01\x12\x11\n\rLAYOUT_COLUMN\x10\x02\x12\x0f\n\x0bLAYOUT_CELL\x10\x03\x12\x10\n\x0cLAYOUT_STACK\x10\x04\x42\xe3\x01\n&io.github.patience_engine.solitaire.v1B\tGameProtoP\x01ZJgithub.com/patience-engine/patience-engine/gen/go/solitaire/v1;solitairev1\xa2\x02\x03SXX\xaa\x02\x1bPatienceEngine.Solitaire.V1\xca\x02\x1bPatienceEngine\\Solitaire\\V1\xea\x02\x1dPatienceEngine::Solitaire::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,16 +34,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._serialized_options = b'\n&io.github.patience_engine.solitaire.v1B\tGameProtoP\001ZJgithub.com/patience-engine/patience-engine/gen/go/solitaire/v1;solitairev1\242\002\003SXX\252\002\033PatienceEngine.Solitaire.V1\312\002\033PatienceEngine\\Solitaire\\V1\352\002\035PatienceEngine::Solitaire::V1'
   _globals['_SEALEDSTATE'].fields_by_name['seal']._loaded_options = None
   _globals['_SEALEDSTATE'].fields_by_name['seal']._serialized_options = b'\030\001'
-  _globals['_MOVEKIND']._serialized_start=1344
-  _globals['_MOVEKIND']._serialized_end=1471
-  _globals['_GAMESTATUS']._serialized_start=1473
-  _globals['_GAMESTATUS']._serialized_end=1583
-  _globals['_PILEKIND']._serialized_start=1586
-  _globals['_PILEKIND']._serialized_end=1737
-  _globals['_DIRECTION']._serialized_start=1739
-  _globals['_DIRECTION']._serialized_end=1815
-  _globals['_LAYOUT']._serialized_start=1817
-  _globals['_LAYOUT']._serialized_end=1919
+  _globals['_MOVEKIND']._serialized_start=1384
+  _globals['_MOVEKIND']._serialized_end=1511
+  _globals['_GAMESTATUS']._serialized_start=1513
+  _globals['_GAMESTATUS']._serialized_end=1623
+  _globals['_PILEKIND']._serialized_start=1626
+  _globals['_PILEKIND']._serialized_end=1777
+  _globals['_OUTLOOK']._serialized_start=1779
+  _globals['_OUTLOOK']._serialized_end=1906
+  _globals['_DIRECTION']._serialized_start=1908
+  _globals['_DIRECTION']._serialized_end=1984
+  _globals['_LAYOUT']._serialized_start=1986
+  _globals['_LAYOUT']._serialized_end=2088
   _globals['_GAMESTATE']._serialized_start=42
   _globals['_GAMESTATE']._serialized_end=219
   _globals['_PILECARDS']._serialized_start=221
@@ -59,11 +61,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PILEVIEW']._serialized_start=649
   _globals['_PILEVIEW']._serialized_end=738
   _globals['_PLAYERVIEW']._serialized_start=741
-  _globals['_PLAYERVIEW']._serialized_end=965
-  _globals['_PILESPEC']._serialized_start=968
-  _globals['_PILESPEC']._serialized_end=1124
-  _globals['_OPTIONSPEC']._serialized_start=1126
-  _globals['_OPTIONSPEC']._serialized_end=1173
-  _globals['_VARIANT']._serialized_start=1176
-  _globals['_VARIANT']._serialized_end=1342
+  _globals['_PLAYERVIEW']._serialized_end=1005
+  _globals['_PILESPEC']._serialized_start=1008
+  _globals['_PILESPEC']._serialized_end=1164
+  _globals['_OPTIONSPEC']._serialized_start=1166
+  _globals['_OPTIONSPEC']._serialized_end=1213
+  _globals['_VARIANT']._serialized_start=1216
+  _globals['_VARIANT']._serialized_end=1382
 # @@protoc_insertion_point(module_scope)

@@ -117,6 +117,48 @@ PILE_KIND_STOCK: PileKind.ValueType  # 4
 PILE_KIND_WASTE: PileKind.ValueType  # 5
 Global___PileKind: _TypeAlias = PileKind  # noqa: Y015
 
+class _Outlook:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _OutlookEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Outlook.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    OUTLOOK_UNSPECIFIED: _Outlook.ValueType  # 0
+    OUTLOOK_OPEN: _Outlook.ValueType  # 1
+    """Not known to be lost."""
+    OUTLOOK_WON: _Outlook.ValueType  # 2
+    """Every card is on a foundation."""
+    OUTLOOK_STUCK: _Outlook.ValueType  # 3
+    """No legal move at all (GameStatus STUCK)."""
+    OUTLOOK_CYCLING: _Outlook.ValueType  # 4
+    """Legal moves remain, but only ones that go round in circles: every position
+    reachable from here was seen, and none has a move to a foundation, a deal,
+    a redeal or a withdraw. The game can no longer be won.
+    """
+    OUTLOOK_LOST: _Outlook.ValueType  # 5
+    """A search proved that no line wins from here (Solve or Hint answered LOST)."""
+
+class Outlook(_Outlook, metaclass=_OutlookEnumTypeWrapper):
+    """What can still come of a game. GameStatus says what the rules say now; the
+    outlook also tells a game that can no longer be won from one that may be.
+    """
+
+OUTLOOK_UNSPECIFIED: Outlook.ValueType  # 0
+OUTLOOK_OPEN: Outlook.ValueType  # 1
+"""Not known to be lost."""
+OUTLOOK_WON: Outlook.ValueType  # 2
+"""Every card is on a foundation."""
+OUTLOOK_STUCK: Outlook.ValueType  # 3
+"""No legal move at all (GameStatus STUCK)."""
+OUTLOOK_CYCLING: Outlook.ValueType  # 4
+"""Legal moves remain, but only ones that go round in circles: every position
+reachable from here was seen, and none has a move to a foundation, a deal,
+a redeal or a withdraw. The game can no longer be won.
+"""
+OUTLOOK_LOST: Outlook.ValueType  # 5
+"""A search proved that no line wins from here (Solve or Hint answered LOST)."""
+Global___Outlook: _TypeAlias = Outlook  # noqa: Y015
+
 class _Direction:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -468,10 +510,13 @@ class PlayerView(_message.Message):
     COUNTERS_FIELD_NUMBER: _builtins.int
     LEGAL_MOVES_FIELD_NUMBER: _builtins.int
     DEAL_FIELD_NUMBER: _builtins.int
+    OUTLOOK_FIELD_NUMBER: _builtins.int
     variant: _builtins.str
     status: Global___GameStatus.ValueType
     deal: _builtins.str
     """Deal number; empty while the game was dealt at random and is not over."""
+    outlook: Global___Outlook.ValueType
+    """What can still come of the game, as far as the engine sees without a search."""
     @_builtins.property
     def options(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -490,10 +535,11 @@ class PlayerView(_message.Message):
         counters: Global___Counters | None = ...,
         legal_moves: _abc.Iterable[Global___Move] | None = ...,
         deal: _builtins.str = ...,
+        outlook: Global___Outlook.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["counters", b"counters"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["counters", b"counters", "deal", b"deal", "legal_moves", b"legal_moves", "options", b"options", "piles", b"piles", "status", b"status", "variant", b"variant"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["counters", b"counters", "deal", b"deal", "legal_moves", b"legal_moves", "options", b"options", "outlook", b"outlook", "piles", b"piles", "status", b"status", "variant", b"variant"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
