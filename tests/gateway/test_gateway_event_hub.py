@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.events import EventHub
+from patience_gateway.events import CLOSING, EventHub
 from patience_gateway.store import events_key
 from redis.asyncio.cluster import RedisCluster
 
@@ -56,5 +56,25 @@ async def test_a_game_that_expires_is_told_to_its_listeners(
             await redis.pexpire(meta, 100)  # as GAME_TTL_SECONDS would, much later
             async with asyncio.timeout(10):
                 assert (await listener.get()).kind == "expired"
+    finally:
+        await hub.aclose()
+
+
+async def test_ending_the_streams_ends_those_open_and_those_opened_after(
+    store_kind: str, redis: aioredis.Redis | RedisCluster
+) -> None:
+    """What a stopping process does (`end_streams`): no stream stays open, and one that
+    opens while the process stops is ended at once instead of being subscribed."""
+    hub = EventHub(redis)
+    try:
+        async with hub.listen("game-d") as first, hub.listen("game-e") as second:
+            hub.end_streams()
+            async with asyncio.timeout(10):
+                assert await first.get() is CLOSING
+                assert await second.get() is CLOSING
+            async with hub.listen("game-f") as late:
+                assert await late.get() is CLOSING
+                assert hub.streams == 2  # the late one was never subscribed
+        assert hub.streams == 0
     finally:
         await hub.aclose()

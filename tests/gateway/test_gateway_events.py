@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -21,6 +22,9 @@ from tests.gateway.helpers import GameHandle as Game
 
 pytestmark = pytest.mark.xdist_group("event-streams")
 WAIT = 20.0
+# How long a stopping gateway is waited for: far past anything a loaded machine takes,
+# and past server.STOP_SECONDS, so that a worker killed for being late is seen as such.
+STOP_WAIT = 60.0
 
 
 @pytest.fixture(scope="module")
@@ -212,3 +216,29 @@ async def test_an_idle_stream_gets_heartbeats(
             async with asyncio.timeout(2.5):
                 await stream.next()
         assert stream.comments, "no heartbeat in 2.5 s with STREAM_HEARTBEAT_SECONDS=1"
+
+
+async def test_a_stopping_gateway_ends_its_streams_and_is_not_held_up_by_them(
+    redis_url: str, engine: EngineThread, http: httpx.AsyncClient
+) -> None:
+    """SIGTERM to a gateway with streams open: every stream ends cleanly (the end of its
+    response, not a dropped connection) while its client still holds it, and the worker
+    stops by itself, not killed by Granian for outstaying its graceful stop."""
+    server = gateway_process(
+        redis_url=redis_url, engine_target=engine.target, env={"LOG_LEVEL": "info"}
+    )
+    with server:
+        base = server.base_url
+        game = await create(http, base)
+        async with opened(http, base, game) as read, opened(http, base, game) as held:
+            for stream in (read, held):
+                assert (await stream.next()).kind == "view"
+            assert server.process is not None
+            server.process.send_signal(signal.SIGTERM)
+            assert await read.ended()
+            exited = await asyncio.to_thread(server.process.wait, STOP_WAIT)
+            assert await held.ended()  # read only now: the server did not wait for it
+        output = server.output()
+    assert exited == 0, output
+    assert "Stopped worker-1" in output and "Killing" not in output, output
+    assert "Traceback" not in output, output

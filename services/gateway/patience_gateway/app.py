@@ -31,6 +31,7 @@ from patience_gateway.redis_client import open_redis, replica_wait
 from patience_gateway.routes import games, operations, streams, variants
 from patience_gateway.service import GameService
 from patience_gateway.settings import Settings
+from patience_gateway.stop_signals import call_on_stop_signal
 from patience_gateway.store import GameStore
 
 log = logging.getLogger("patience_gateway")
@@ -56,7 +57,9 @@ _HTTP_STATUS_CODES = {
 }
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, served: bool = False) -> FastAPI:
+    """The gateway's app. `served`: built by a server's worker process (`main`), whose
+    stop signals also end its event streams at once (see `stop_signals`)."""
     settings = settings or Settings.from_env()
     metrics = Metrics()
 
@@ -82,11 +85,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             retry_after=settings.retry_after_seconds,
             on_move_applied=metrics.move_applied,
         )
-        app.state.events = EventHub(redis)
+        app.state.events = events = EventHub(redis)
+        restore_signals = call_on_stop_signal(events.end_streams) if served else None
         try:
             yield
         finally:
-            await app.state.events.aclose()  # ends this process's event streams
+            if restore_signals is not None:
+                restore_signals()
+            await events.aclose()  # ends this process's event streams
             await engine.close()
             await store.aclose()
             await redis.aclose()
@@ -132,6 +138,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     openapi.install(app)
     logging.getLogger("patience_gateway").setLevel(settings.log_level.upper())
     return app
+
+
+def served_app() -> FastAPI:
+    """The app each worker process of the server builds (`main`): on SIGTERM/SIGINT it
+    ends its event streams at once, so that they do not hold the worker's stop up."""
+    return create_app(served=True)
 
 
 def _install_error_handlers(app: FastAPI, settings: Settings, metrics: Metrics) -> None:

@@ -78,6 +78,7 @@ class EventHub:
         self._reader: asyncio.Task[None] | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self._ending = False  # the process stops: no stream stays open
         self._closed = False
 
     @property
@@ -96,6 +97,9 @@ class EventHub:
             await self._remove(listener)
 
     async def _add(self, listener: Listener) -> None:
+        if self._ending:
+            listener.put(CLOSING)  # opened while the process stops: ends at once
+            return
         async with self._lock:
             listeners = self._listeners.setdefault(listener.channel, set())
             listeners.add(listener)
@@ -239,12 +243,19 @@ class EventHub:
                     for listener in list(self._listeners.get(channel, ())):
                         listener.put(gone)
 
-    async def aclose(self) -> None:
-        """Ends every stream of this process (they get CLOSING) and the subscriber."""
-        self._closed = True
+    def end_streams(self) -> None:
+        """Ends every stream of this process, and those opened from now on (they get
+        CLOSING): a stopping server waits for its open responses, and a stream would
+        never finish by itself. The clients reconnect, to a gateway that serves."""
+        self._ending = True
         for listeners in self._listeners.values():
             for listener in listeners:
                 listener.put(CLOSING)
+
+    async def aclose(self) -> None:
+        """Ends every stream of this process and the subscriber."""
+        self.end_streams()
+        self._closed = True
         for task in (self._reader, self._sweeper):
             if task is not None:
                 task.cancel()

@@ -20,7 +20,7 @@ from patience_gateway.settings import Settings, SettingsError
 
 log = logging.getLogger("patience_gateway")
 
-APP_FACTORY = "patience_gateway.app:create_app"
+APP_FACTORY = "patience_gateway.app:served_app"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
