@@ -74,6 +74,9 @@ def test_reflection_lists_the_service_and_its_methods(engine: EngineThread) -> N
             "ApplyMoves",
             "GetPlayerView",
             "GetEngineInfo",
+            "Solve",
+            "Hint",
+            "Autoplay",
         }
         apply = service.methods_by_name["ApplyMove"]
         assert apply.input_type.full_name == "solitaire.v1.ApplyMoveRequest"

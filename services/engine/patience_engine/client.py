@@ -151,6 +151,10 @@ def error_from_rpc(error: grpc.RpcError) -> EngineError:
     return kind(code, reason, message, metadata)
 
 
+def _or(timeout: float | None, default: float) -> float:
+    return default if timeout is None else timeout
+
+
 def _call_timeout(timeout: float) -> float:
     return timeout if timeout > 0 else _PAST_TIMEOUT
 
@@ -158,6 +162,10 @@ def _call_timeout(timeout: float) -> float:
 def to_move(move: MoveLike) -> game_pb2.Move:
     """A Move message from notation text or a Move message."""
     return game_pb2.Move(notation=move) if isinstance(move, str) else move
+
+
+def _budget(positions: int, milliseconds: int) -> engine_pb2.SearchBudget:
+    return engine_pb2.SearchBudget(max_positions=positions, max_milliseconds=milliseconds)
 
 
 def _deal_text(deal: int | str | None) -> str:
@@ -253,13 +261,13 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         for channel in self._channels:
             await channel.close()
 
-    async def _call(self, rpc: str, request: Message) -> Any:
+    async def _call(self, rpc: str, request: Message, timeout: float | None = None) -> Any:
         """Calls the EngineService method named `rpc` on the less busy channel."""
         index = self._pick()
         self._in_flight[index] += 1
         try:
             method = getattr(self._engine_stubs[index], rpc)
-            return await method(request, timeout=_call_timeout(self.timeout))
+            return await method(request, timeout=_call_timeout(_or(timeout, self.timeout)))
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
         finally:
@@ -317,6 +325,45 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         )
         return reply.view
 
+    async def solve(
+        self,
+        state: game_pb2.SealedState,
+        *,
+        max_positions: int = 0,
+        max_milliseconds: int = 0,
+        timeout: float | None = None,
+    ) -> engine_pb2.SolveResponse:
+        """Searches the state for a win (verdict, winning line). The line shows cards
+        the player cannot see: for trusted callers. 0: the engine's default budget;
+        `timeout` (default: the client's) caps the search too (docs/solver.md)."""
+        request = engine_pb2.SolveRequest(
+            state=state, budget=_budget(max_positions, max_milliseconds)
+        )
+        reply: engine_pb2.SolveResponse = await self._call("Solve", request, timeout)
+        return reply
+
+    async def hint(
+        self,
+        state: game_pb2.SealedState,
+        *,
+        max_positions: int = 0,
+        max_milliseconds: int = 0,
+        timeout: float | None = None,
+    ) -> engine_pb2.HintResponse:
+        """The move to play next (kind, move), never naming a hidden card."""
+        request = engine_pb2.HintRequest(
+            state=state, budget=_budget(max_positions, max_milliseconds)
+        )
+        reply: engine_pb2.HintResponse = await self._call("Hint", request, timeout)
+        return reply
+
+    async def autoplay(self, state: game_pb2.SealedState) -> engine_pb2.AutoplayResponse:
+        """Plays every card that can safely go to a foundation, as one change."""
+        reply: engine_pb2.AutoplayResponse = await self._call(
+            "Autoplay", engine_pb2.AutoplayRequest(state=state)
+        )
+        return reply
+
     async def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
         """How the engine protects states: sealed (with which keys) or not at all."""
         reply: engine_pb2.GetEngineInfoResponse = await self._call(
@@ -355,9 +402,9 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         for channel in self._channels:
             channel.close()
 
-    def _call(self, method: Any, request: Message) -> Any:
+    def _call(self, method: Any, request: Message, timeout: float | None = None) -> Any:
         try:
-            return method(request, timeout=_call_timeout(self.timeout))
+            return method(request, timeout=_call_timeout(_or(timeout, self.timeout)))
         except grpc.RpcError as error:
             raise error_from_rpc(error) from None
 
@@ -412,6 +459,43 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
             self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
         )
         return reply.view
+
+    def solve(
+        self,
+        state: game_pb2.SealedState,
+        *,
+        max_positions: int = 0,
+        max_milliseconds: int = 0,
+        timeout: float | None = None,
+    ) -> engine_pb2.SolveResponse:
+        """As EngineClient.solve."""
+        request = engine_pb2.SolveRequest(
+            state=state, budget=_budget(max_positions, max_milliseconds)
+        )
+        reply: engine_pb2.SolveResponse = self._call(self._stub.Solve, request, timeout)
+        return reply
+
+    def hint(
+        self,
+        state: game_pb2.SealedState,
+        *,
+        max_positions: int = 0,
+        max_milliseconds: int = 0,
+        timeout: float | None = None,
+    ) -> engine_pb2.HintResponse:
+        """As EngineClient.hint."""
+        request = engine_pb2.HintRequest(
+            state=state, budget=_budget(max_positions, max_milliseconds)
+        )
+        reply: engine_pb2.HintResponse = self._call(self._stub.Hint, request, timeout)
+        return reply
+
+    def autoplay(self, state: game_pb2.SealedState) -> engine_pb2.AutoplayResponse:
+        """As EngineClient.autoplay."""
+        reply: engine_pb2.AutoplayResponse = self._call(
+            self._stub.Autoplay, engine_pb2.AutoplayRequest(state=state)
+        )
+        return reply
 
     def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
         """How the engine protects states: sealed (with which keys) or not at all."""

@@ -9,6 +9,13 @@ from pathlib import Path
 
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_MAX_MESSAGE_BYTES = 1_048_576
+# Search processes per server process. One: each server process (ENGINE_WORKERS, one per
+# core by default) then adds one search at a time, so searches alone can use every core
+# but never more, and moves keep the share the kernel gives their processes.
+DEFAULT_SOLVER_PROCESSES = 1
+# Searches waiting for a search process, per server process: a few hints' worth (each at
+# most HINT_BUDGET, 0.8 s); more would wait past the deadlines callers usually set.
+DEFAULT_SOLVER_QUEUE = 4
 
 
 def _default_workers() -> int:
@@ -22,19 +29,27 @@ class EngineConfig:
     seal_key: the secret states are sealed with (patience_engine.sealing), None for plain
     states (an unsafe development mode);
     old_seal_keys: earlier secrets, which still open the states they sealed;
-    max_message_bytes: largest request or reply, in bytes."""
+    max_message_bytes: largest request or reply, in bytes;
+    solver_processes: search processes (Solve, Hint) per server process;
+    solver_queue: searches that may wait for a search process, per server process."""
 
     listen: str = DEFAULT_LISTEN
     workers: int = field(default_factory=_default_workers)
     seal_key: bytes | None = field(default=None, repr=False)
     old_seal_keys: tuple[bytes, ...] = field(default=(), repr=False)
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    solver_processes: int = DEFAULT_SOLVER_PROCESSES
+    solver_queue: int = DEFAULT_SOLVER_QUEUE
 
     def __post_init__(self) -> None:
         if self.workers < 1:
             raise ValueError(f"workers must be at least 1, not {self.workers}")
         if self.max_message_bytes < 1:
             raise ValueError(f"max_message_bytes must be positive, not {self.max_message_bytes}")
+        if self.solver_processes < 1:
+            raise ValueError(f"solver_processes must be at least 1, not {self.solver_processes}")
+        if self.solver_queue < 0:
+            raise ValueError(f"solver_queue cannot be negative, not {self.solver_queue}")
         split_host_port(self.listen)
         if self.old_seal_keys and not self.seal_key:
             raise ValueError("old seal keys need a current key (ENGINE_SEAL_KEY)")
@@ -42,7 +57,8 @@ class EngineConfig:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EngineConfig:
         """ENGINE_LISTEN, ENGINE_WORKERS, ENGINE_SEAL_KEY or ENGINE_SEAL_KEY_FILE,
-        ENGINE_OLD_SEAL_KEYS, ENGINE_MAX_MESSAGE_BYTES."""
+        ENGINE_OLD_SEAL_KEYS, ENGINE_MAX_MESSAGE_BYTES, ENGINE_SOLVER_PROCESSES,
+        ENGINE_SOLVER_QUEUE."""
         env = os.environ if environ is None else environ
         keys = seal_keys_from_env(env)
         return cls(
@@ -53,6 +69,10 @@ class EngineConfig:
             max_message_bytes=_positive_int(
                 env, "ENGINE_MAX_MESSAGE_BYTES", DEFAULT_MAX_MESSAGE_BYTES
             ),
+            solver_processes=_positive_int(
+                env, "ENGINE_SOLVER_PROCESSES", DEFAULT_SOLVER_PROCESSES
+            ),
+            solver_queue=_whole_number(env, "ENGINE_SOLVER_QUEUE", DEFAULT_SOLVER_QUEUE),
         )
 
 
@@ -97,6 +117,19 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
         raise ValueError(f"{name} must be a whole number, not {text!r}") from None
     if value < 1:
         raise ValueError(f"{name} must be at least 1, not {value}")
+    return value
+
+
+def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
+    text = env.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a whole number, not {text!r}") from None
+    if value < 0:
+        raise ValueError(f"{name} cannot be negative, not {value}")
     return value
 
 

@@ -35,6 +35,7 @@ class Reason(StrEnum):
     TOO_MANY_MOVES = "TOO_MANY_MOVES"
     UNKNOWN_VARIANT = "UNKNOWN_VARIANT"
     ILLEGAL_MOVE = "ILLEGAL_MOVE"
+    SOLVER_BUSY = "SOLVER_BUSY"
 
 
 STATUS_OF_REASON: Mapping[Reason, grpc.StatusCode] = {
@@ -50,6 +51,8 @@ STATUS_OF_REASON: Mapping[Reason, grpc.StatusCode] = {
     Reason.TOO_MANY_MOVES: grpc.StatusCode.INVALID_ARGUMENT,
     Reason.UNKNOWN_VARIANT: grpc.StatusCode.NOT_FOUND,
     Reason.ILLEGAL_MOVE: grpc.StatusCode.FAILED_PRECONDITION,
+    # Every search process is busy and the queue is full: worth retrying later.
+    Reason.SOLVER_BUSY: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 

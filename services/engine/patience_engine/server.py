@@ -43,6 +43,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from patience_engine.config import EngineConfig, split_host_port
 from patience_engine.reflection import enable_server_reflection
 from patience_engine.sealing import Sealer, key_id_of
+from patience_engine.searches import SearchPool
 from patience_engine.servicer import SERVICE_NAME, EngineService, add_to_server
 
 __all__ = ["GRACE_SECONDS", "EngineConfig", "RunningEngine", "main", "serve", "start_server"]
@@ -62,11 +63,14 @@ class RunningEngine:
     server: aio.Server
     port: int
     health: health.aio.HealthServicer
+    searches: SearchPool
 
     async def stop(self, grace: float | None = GRACE_SECONDS) -> None:
-        """Reports NOT_SERVING, then stops; calls in flight get `grace` seconds."""
+        """Reports NOT_SERVING, then stops; calls in flight get `grace` seconds, then
+        the search processes end."""
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
+        self.searches.close()
 
     async def wait_for_termination(self) -> None:
         await self.server.wait_for_termination()
@@ -86,7 +90,9 @@ async def start_server(config: EngineConfig, *, reuse_port: bool = False) -> Run
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ]
     )
-    add_to_server(EngineService(Sealer(config.seal_key, config.old_seal_keys)), server)
+    searches = SearchPool(config.solver_processes, config.solver_queue)
+    sealer = Sealer(config.seal_key, config.old_seal_keys)
+    add_to_server(EngineService(sealer, searches), server)
     health_servicer = health.aio.HealthServicer()
     for service in ("", SERVICE_NAME):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
@@ -98,8 +104,9 @@ async def start_server(config: EngineConfig, *, reuse_port: bool = False) -> Run
         raise OSError(f"cannot listen on {config.listen}: {error}") from None
     if port == 0:
         raise OSError(f"cannot listen on {config.listen}")
+    searches.start(asyncio.get_running_loop())
     await server.start()
-    return RunningEngine(server, port, health_servicer)
+    return RunningEngine(server, port, health_servicer, searches)
 
 
 async def serve(config: EngineConfig, *, reuse_port: bool = False) -> None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import grpc
 import patience
 from grpc import aio
+from patience.solver import safe_foundation_moves
 from solitaire.v1 import engine_pb2, game_pb2
 
 from patience_engine import wire
@@ -29,6 +31,9 @@ from patience_engine.codec import (
 )
 from patience_engine.errors import Reason, Rejected
 from patience_engine.sealing import Sealer
+from patience_engine.search_budgets import HINT_LIMITS, SOLVE_LIMITS, SearchLimits
+from patience_engine.search_replies import hint_reply
+from patience_engine.searches import SearchJob, SearchPool
 from patience_engine.views import VARIANT_MESSAGES, view_of_state
 
 log = logging.getLogger("patience_engine")
@@ -64,12 +69,45 @@ def _rpc(
     return method
 
 
+_AsyncHandler = Callable[["EngineService", _Request, aio.ServicerContext], Awaitable[bytes]]
+
+
+def _async_rpc(
+    handler: _AsyncHandler[_Request],
+) -> Callable[[EngineService, _Request, aio.ServicerContext], Any]:
+    """`_rpc` for a handler that waits (on a search process), with the call's context."""
+    name = handler.__name__
+
+    @functools.wraps(handler)
+    async def method(self: EngineService, request: _Request, context: aio.ServicerContext) -> Any:
+        try:
+            return await handler(self, request, context)
+        except Rejected as rejected:
+            log.debug("%s rejected: %s", name, rejected.reason)
+            status = rejected.to_status()
+        except Exception as error:
+            log.error("internal error in %s: %s", name, type(error).__name__)
+            log.debug("internal error in %s", name, exc_info=True)
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            raise  # not reached: abort raises
+        await context.abort_with_status(status)
+
+    return method
+
+
 class EngineService:
     """The stateless engine: the same request always gets the same answer (random
     deals aside)."""
 
-    def __init__(self, sealer: Sealer, *, max_batch_moves: int = MAX_BATCH_MOVES) -> None:
+    def __init__(
+        self,
+        sealer: Sealer,
+        searches: SearchPool,
+        *,
+        max_batch_moves: int = MAX_BATCH_MOVES,
+    ) -> None:
         self._sealer = sealer
+        self._searches = searches
         self._max_batch_moves = max_batch_moves
         self._variants = engine_pb2.ListVariantsResponse(
             variants=VARIANT_MESSAGES.values()
@@ -150,6 +188,40 @@ class EngineService:
         view = view_of_state(data, decode_state(data, trusted=self._sealer.enabled))
         return wire.player_view_response(view)
 
+    @_rpc
+    def Autoplay(self, request: engine_pb2.AutoplayRequest) -> bytes:
+        position = self._position(request.state)
+        return self._apply(position, safe_foundation_moves(position.state), batch=True)
+
+    # ----------------------------------------------------------------- searches
+
+    @_async_rpc
+    async def Solve(self, request: engine_pb2.SolveRequest, context: aio.ServicerContext) -> bytes:
+        return await self._search("solve", request, context, SOLVE_LIMITS)
+
+    @_async_rpc
+    async def Hint(self, request: engine_pb2.HintRequest, context: aio.ServicerContext) -> bytes:
+        position = self._position(request.state)
+        if not position.state.legal_moves():  # the game is over: nothing to search
+            return hint_reply(position.state, 0, 0.0, _never)
+        return await self._search("hint", request, context, HINT_LIMITS)
+
+    async def _search(
+        self,
+        kind: str,
+        request: engine_pb2.SolveRequest | engine_pb2.HintRequest,
+        context: aio.ServicerContext,
+        limits: SearchLimits,
+    ) -> bytes:
+        data = self._state_bytes(request.state)
+        decode_state(data, trusted=self._sealer.enabled)  # refuse a bad state here
+        positions, seconds = limits.budget(
+            request.budget.max_positions, request.budget.max_milliseconds
+        )
+        now = time.monotonic()
+        deadline = now + limits.search_time(seconds, context.time_remaining())
+        return await self._searches.run(SearchJob(kind, data, positions, seconds, deadline))
+
     # ----------------------------------------------------------------- helpers
 
     def _state_bytes(self, sealed: game_pb2.SealedState) -> bytes:
@@ -179,6 +251,10 @@ class EngineService:
             decode_move(message, index=index if batch else None)
             for index, message in enumerate(messages)
         ]
+        return self._apply(position, moves, batch=batch)
+
+    def _apply(self, position: Position, moves: Sequence[patience.Move], *, batch: bool) -> bytes:
+        """Applies library moves in order, all or none, and writes the game reply."""
         state = position.state
         events: list[patience.CardMoved] = []
         for index, move in enumerate(moves):
@@ -209,6 +285,9 @@ def add_to_server(service: EngineService, server: aio.Server) -> None:
         "ApplyMoves": engine_pb2.ApplyMovesRequest,
         "GetPlayerView": engine_pb2.GetPlayerViewRequest,
         "GetEngineInfo": engine_pb2.GetEngineInfoRequest,
+        "Solve": engine_pb2.SolveRequest,
+        "Hint": engine_pb2.HintRequest,
+        "Autoplay": engine_pb2.AutoplayRequest,
     }
     handlers = {
         name: grpc.unary_unary_rpc_method_handler(
@@ -220,6 +299,10 @@ def add_to_server(service: EngineService, server: aio.Server) -> None:
     }
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
     server.add_registered_method_handlers(SERVICE_NAME, handlers)
+
+
+def _never() -> bool:
+    return False
 
 
 def _variant_named(name: str) -> patience.Variant:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import patience
+from patience.solver import Outlook, outlook
 from solitaire.v1 import game_pb2
 
 from patience_engine import wire
@@ -77,6 +78,14 @@ _LAYOUT_OF: Mapping[str, wire.PileLayout] = {
 }
 
 
+_OUTLOOKS: Mapping[Outlook, int] = {
+    Outlook.OPEN: game_pb2.OUTLOOK_OPEN,
+    Outlook.WON: game_pb2.OUTLOOK_WON,
+    Outlook.STUCK: game_pb2.OUTLOOK_STUCK,
+    Outlook.CYCLING: game_pb2.OUTLOOK_CYCLING,
+}
+
+
 def status_of(state: patience.State, legal_moves: Sequence[patience.Move]) -> int:
     """The GameStatus, from legal moves already at hand (RULES.md: won when every card
     is on a foundation, stuck when no move is legal) rather than asking the state to
@@ -101,6 +110,8 @@ def player_view_bytes(
         status=status,
         deal=str(state.deal) if shown else "",
         legal_moves=legal_moves,
+        # OUTLOOK_LOST is the gateway's to set, once a search proved the game lost.
+        outlook=_OUTLOOKS[outlook(state, legal_moves)],
     )
 
 

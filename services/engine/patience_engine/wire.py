@@ -239,6 +239,7 @@ def player_view(
     status: int,
     deal: str,
     legal_moves: Sequence[patience.Move],
+    outlook: int,
 ) -> bytes:
     """The serialized PlayerView."""
     # Most piles are unchanged from one call to the next, so their entries are known:
@@ -264,11 +265,15 @@ def player_view(
     append(bytes_field(5, counters))
     append(repeated_moves(6, legal_moves))
     append(text_field(7, deal))
+    append(_OUTLOOK[outlook])
     return b"".join(parts)
 
 
 _STATUS: dict[int, bytes] = {
     int(number): uint_field(4, number) for number in game_pb2.GameStatus.values()
+}
+_OUTLOOK: dict[int, bytes] = {
+    int(number): uint_field(8, number) for number in game_pb2.Outlook.values()
 }
 
 

@@ -3,18 +3,27 @@
 ``solve(state, budget)`` searches with full knowledge of the stock and the shuffles and
 answers WON (with the winning line), LOST (proven: no line wins) or UNKNOWN (budget
 spent). ``hint(state)`` gives the move to play next without naming any hidden card.
+``outlook(state)`` tells, without a search, a game that only goes round in circles from
+one that may still be won; ``safe_foundation_moves(state)`` lists the cards that can go
+home now without losing a win (autoplay).
 """
 
+from .autoplay import safe_foundation_moves
 from .hints import HINT_BUDGET, Hint, HintKind, hint
+from .outlook import CYCLE_LIMIT, Outlook, outlook
 from .search import Budget, Result, Verdict, solve
 
 __all__ = [
+    "CYCLE_LIMIT",
     "HINT_BUDGET",
     "Budget",
     "Hint",
     "HintKind",
+    "Outlook",
     "Result",
     "Verdict",
     "hint",
+    "outlook",
+    "safe_foundation_moves",
     "solve",
 ]

@@ -12,6 +12,7 @@ brought the most cards to the foundations), labelled as such.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..moves import Move
@@ -37,13 +38,16 @@ class Hint:
     seconds: float
 
 
-def hint(state: State, budget: Budget = HINT_BUDGET) -> Hint:
-    """The move to play next from ``state`` (see the module's docstring)."""
+def hint(
+    state: State, budget: Budget = HINT_BUDGET, *, stop: Callable[[], bool] | None = None
+) -> Hint:
+    """The move to play next from ``state`` (see the module's docstring); ``stop`` as
+    for :func:`~patience.solver.search.solve`."""
     legal = state.legal_moves()
     if not legal:
         verdict = Verdict.WON if state.foundation_cards == state.total_cards else Verdict.LOST
         return Hint(HintKind.NONE, None, verdict, 0, 0.0)
-    result = solve(state, budget)
+    result = solve(state, budget, stop=stop)
     if result.verdict is Verdict.LOST:
         return Hint(HintKind.LOST, None, result.verdict, result.nodes, result.seconds)
     move = result.best_first_move

@@ -65,8 +65,19 @@ class Result:
 _CHECK_EVERY = 512  # positions between two looks at the clock
 
 
-def solve(state: State, budget: Budget = Budget(), *, policy: Policy | None = None) -> Result:
-    """Search for a win from ``state`` with full knowledge of the stock and the shuffles."""
+def solve(
+    state: State,
+    budget: Budget = Budget(),
+    *,
+    policy: Policy | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Result:
+    """Search for a win from ``state`` with full knowledge of the stock and the shuffles.
+
+    ``stop``, when given, is asked whenever the clock is (every few hundred positions):
+    once it answers True the search ends as if its budget were spent (UNKNOWN). The
+    engine's search processes use it to drop the search of a call whose client is gone.
+    """
     clock = budget.clock()
     started = clock()
     if policy is None:
@@ -77,7 +88,7 @@ def solve(state: State, budget: Budget = Budget(), *, policy: Policy | None = No
         return Result(Verdict.WON, (), 0, clock() - started)
     if not model.legal_moves(root):
         return Result(Verdict.LOST, (), 1, clock() - started)
-    outcome = _search(policy, root, budget, started, clock)
+    outcome = _search(policy, root, budget, started, clock, stop or _never)
     seconds = clock() - started
     verdict, line_moves, nodes, best = outcome
     line = tuple(model.library_move(m) for m in line_moves)
@@ -87,8 +98,17 @@ def solve(state: State, budget: Budget = Budget(), *, policy: Policy | None = No
     return Result(verdict, line, nodes, seconds, best_move)
 
 
+def _never() -> bool:
+    return False
+
+
 def _search(
-    policy: Policy, root: Position, budget: Budget, started: float, clock: Callable[[], float]
+    policy: Policy,
+    root: Position,
+    budget: Budget,
+    started: float,
+    clock: Callable[[], float],
+    stop: Callable[[], bool],
 ) -> tuple[Verdict, list[SolverMove], int, SolverMove | None]:
     model = policy.model
     key = policy.key
@@ -143,7 +163,7 @@ def _search(
         check -= 1
         if check <= 0:
             check = _CHECK_EVERY
-            if nodes >= node_limit or clock() >= deadline:
+            if nodes >= node_limit or clock() >= deadline or stop():
                 return Verdict.UNKNOWN, [], nodes, best_first
         if dead(child):
             continue

@@ -1,0 +1,76 @@
+"""The searches themselves, as a search process runs them: a job in, a serialized
+SolveResponse or HintResponse out (see patience_engine.searches)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import patience
+from patience.solver import Budget, HintKind, Verdict, hint, solve
+from solitaire.v1 import engine_pb2, game_pb2
+
+from patience_engine import wire
+from patience_engine.codec import decode_state
+
+if TYPE_CHECKING:
+    from patience_engine.searches import SearchJob
+
+VERDICTS = {
+    Verdict.WON: engine_pb2.VERDICT_WON,
+    Verdict.LOST: engine_pb2.VERDICT_LOST,
+    Verdict.UNKNOWN: engine_pb2.VERDICT_UNKNOWN,
+}
+HINT_KINDS = {
+    HintKind.WINNING: engine_pb2.HINT_KIND_WINNING,
+    HintKind.BEST_EFFORT: engine_pb2.HINT_KIND_BEST_EFFORT,
+    HintKind.LOST: engine_pb2.HINT_KIND_LOST,
+    HintKind.NONE: engine_pb2.HINT_KIND_NONE,
+}
+
+
+def move_message(move: patience.Move) -> game_pb2.Move:
+    """A Move message with every field filled in, notation included."""
+    return game_pb2.Move.FromString(wire.move_message(move))
+
+
+def answer(job: SearchJob, stopped: Callable[[], bool], clock: Callable[[], float]) -> bytes:
+    """Runs the job's search within its budget and deadline."""
+    # The engine validated the state before handing it over: it is read on trust.
+    state = decode_state(job.state, trusted=True).state
+    seconds = min(job.seconds, job.deadline - clock())
+    if job.kind == "hint":
+        return hint_reply(state, job.positions, seconds, stopped)
+    return solve_reply(state, job.positions, seconds, stopped)
+
+
+def solve_reply(
+    state: patience.State, positions: int, seconds: float, stopped: Callable[[], bool]
+) -> bytes:
+    if seconds <= 0:  # the deadline is (nearly) there already: no time to search
+        return engine_pb2.SolveResponse(verdict=engine_pb2.VERDICT_UNKNOWN).SerializeToString()
+    result = solve(state, Budget(nodes=positions, seconds=seconds), stop=stopped)
+    return engine_pb2.SolveResponse(
+        verdict=VERDICTS[result.verdict],
+        line=[move_message(move) for move in result.line],
+        positions=result.nodes,
+        milliseconds=round(result.seconds * 1000),
+    ).SerializeToString()
+
+
+def hint_reply(
+    state: patience.State, positions: int, seconds: float, stopped: Callable[[], bool]
+) -> bytes:
+    # With no time left the hint is still a legal move: a search of no positions gives
+    # the first legal move as best effort (or tells a game already over).
+    budget = Budget(nodes=positions if seconds > 0 else 0, seconds=max(seconds, 0.0))
+    found = hint(state, budget, stop=stopped)
+    reply = engine_pb2.HintResponse(
+        kind=HINT_KINDS[found.kind],
+        verdict=VERDICTS[found.verdict],
+        positions=found.nodes,
+        milliseconds=round(found.seconds * 1000),
+    )
+    if found.move is not None:
+        reply.move.CopyFrom(move_message(found.move))
+    return reply.SerializeToString()

@@ -1,0 +1,257 @@
+"""Solve, Hint and Autoplay over gRPC, and the outlook in the view: answers, rejections,
+the deadline, the search processes (busy, cancelled, apart from the moves)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+
+import grpc
+import patience
+import pytest
+from patience_engine.client import EngineClient, EngineError
+from patience_engine.server import EngineConfig
+from solitaire.v1 import engine_pb2, game_pb2
+
+from tests.engine.helpers import EngineThread, expect_error, state_of, unsealed
+from tests.rules.conftest import position
+
+HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
+# A deal whose search runs for many seconds without a verdict.
+HARD = ("napoleon-at-st-helena", 5)
+
+
+@pytest.fixture(scope="module")
+def solo_engine() -> Iterator[EngineThread]:
+    """An engine with one search process and no queue: a second search is refused."""
+    config = EngineConfig(listen="127.0.0.1:0", workers=1, solver_processes=1, solver_queue=0)
+    engine = EngineThread(config).start()
+    try:
+        yield engine
+    finally:
+        engine.stop()
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """Waits for a condition another process brings about (no timing is asserted: the
+    limit only keeps a broken run from hanging)."""
+    give_up = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < give_up, f"still waiting for {what}"
+        await asyncio.sleep(0.01)
+
+
+def searches_running(engine: EngineThread) -> int:
+    assert engine.running is not None
+    return engine.running.searches.running
+
+
+# --------------------------------------------------------------------------- Solve
+
+
+async def test_solve_wins_and_the_line_replays_to_won(client: EngineClient) -> None:
+    game = await client.new_game("bisley", deal=7)
+    reply = await client.solve(game.state)
+    assert reply.verdict == engine_pb2.VERDICT_WON
+    assert reply.positions > 0
+    end = await client.apply_moves(game.state, list(reply.line))
+    assert end.view.status == game_pb2.GAME_STATUS_WON
+    assert all(move.notation for move in reply.line)
+
+
+async def test_solve_proves_a_deal_lost(client: EngineClient) -> None:
+    game = await client.new_game("bisley", deal=32)
+    reply = await client.solve(game.state)
+    assert (reply.verdict, list(reply.line)) == (engine_pb2.VERDICT_LOST, [])
+
+
+async def test_solve_budget_in_positions_gives_unknown(client: EngineClient) -> None:
+    game = await client.new_game(*HARD[:1], deal=HARD[1])
+    reply = await client.solve(game.state, max_positions=1000)
+    assert reply.verdict == engine_pb2.VERDICT_UNKNOWN
+    assert 1000 <= reply.positions < 1000 + 1024  # the search looks every 512 positions
+
+
+async def test_the_deadline_caps_the_search(client: EngineClient) -> None:
+    """A search that would take minutes, under a one-second deadline, answers UNKNOWN
+    instead of failing the call with DEADLINE_EXCEEDED."""
+    game = await client.new_game(*HARD[:1], deal=HARD[1])
+    reply = await client.solve(game.state, max_milliseconds=60_000, timeout=1.0)
+    assert reply.verdict == engine_pb2.VERDICT_UNKNOWN
+    assert reply.milliseconds < 1000
+    hint = await client.hint(game.state, max_milliseconds=60_000, timeout=1.0)
+    assert hint.kind == engine_pb2.HINT_KIND_BEST_EFFORT
+
+
+@pytest.mark.parametrize("rpc", ["solve", "hint"])
+async def test_searches_refuse_a_missing_or_forged_state(client: EngineClient, rpc: str) -> None:
+    search = getattr(client, rpc)
+    missing = await expect_error(search(game_pb2.SealedState()))
+    assert (missing.code, missing.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD")
+    garbage = await expect_error(search(game_pb2.SealedState(state=b"\xff\xff")))
+    assert (garbage.code, garbage.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_STATE")
+
+
+@pytest.mark.parametrize("rpc", ["solve", "hint", "autoplay"])
+async def test_a_sealed_engine_refuses_a_forged_state(
+    sealed_client: EngineClient, rpc: str
+) -> None:
+    state = unsealed(patience.get_variant("bisley").new_game(7))
+    error = await expect_error(getattr(sealed_client, rpc)(state))
+    assert error.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.reason == "STATE_SEAL_INVALID"
+
+
+async def test_searches_on_a_sealed_engine(sealed_client: EngineClient) -> None:
+    game = await sealed_client.new_game("bisley", deal=7)
+    assert (await sealed_client.solve(game.state)).verdict == engine_pb2.VERDICT_WON
+    assert (await sealed_client.hint(game.state)).kind == engine_pb2.HINT_KIND_WINNING
+
+
+# --------------------------------------------------------------------------- Hint
+
+
+async def test_a_winning_hint_is_a_legal_move(client: EngineClient) -> None:
+    game = await client.new_game("bisley", deal=7)
+    reply = await client.hint(game.state)
+    assert (reply.kind, reply.verdict) == (engine_pb2.HINT_KIND_WINNING, engine_pb2.VERDICT_WON)
+    assert reply.move.notation in {move.notation for move in game.view.legal_moves}
+    await client.apply_move(game.state, reply.move)
+
+
+async def test_a_hint_names_no_card(client: EngineClient) -> None:
+    """A hint is a move between piles, like the view's legal moves: no field of it
+    holds a card, so it cannot name one the player does not see."""
+    game = await client.new_game(*HARD[:1], deal=HARD[1])
+    reply = await client.hint(game.state, max_positions=2000)
+    assert reply.kind == engine_pb2.HINT_KIND_BEST_EFFORT
+    legal = {move.SerializeToString() for move in game.view.legal_moves}
+    assert reply.move.SerializeToString() in legal
+    hidden = set(state_of(game.state).piles[-2])  # the stock
+    text = str(reply)
+    assert not any(patience.card_name(card) in text.split() for card in hidden)
+
+
+async def test_hint_on_a_lost_deal_and_a_finished_game(client: EngineClient) -> None:
+    lost = position(  # a king of hearts on the two, in a fan it never leaves
+        "la-belle-lucie",
+        t={**HEARTS_BLOCKED, "t3": "5S", "t4": "4S", "t5": "KS QS JS TS 9S 8S 7S 6S"},
+        f={"f2": "3S", "f3": "AH"},
+        n=0,
+        dump=None,
+    )
+    reply = await client.hint(unsealed(lost))
+    assert (reply.kind, reply.verdict) == (engine_pb2.HINT_KIND_LOST, engine_pb2.VERDICT_LOST)
+    assert not reply.HasField("move")
+    won = unsealed(position("bisley", dump=None))
+    reply = await client.hint(won)
+    assert (reply.kind, reply.verdict) == (engine_pb2.HINT_KIND_NONE, engine_pb2.VERDICT_WON)
+
+
+# --------------------------------------------------------------------------- processes
+
+
+async def test_a_move_is_answered_while_a_search_runs(solo_engine: EngineThread) -> None:
+    async with EngineClient(solo_engine.target, timeout=60) as client:
+        game = await client.new_game(*HARD[:1], deal=HARD[1])
+        search = asyncio.create_task(client.solve(game.state, max_milliseconds=60_000))
+        await until(lambda: searches_running(solo_engine) == 1, "the search to start")
+        moved = await client.apply_move(game.state, game.view.legal_moves[0])
+        assert moved.applied
+        assert not search.done() and searches_running(solo_engine) == 1
+        search.cancel()
+        await until(lambda: searches_running(solo_engine) == 0, "the search to stop")
+
+
+async def test_busy_search_processes_refuse_and_a_cancelled_search_frees_one(
+    solo_engine: EngineThread,
+) -> None:
+    async with EngineClient(solo_engine.target, timeout=60) as client:
+        game = await client.new_game(*HARD[:1], deal=HARD[1])
+        search = asyncio.create_task(client.solve(game.state, max_milliseconds=60_000))
+        await until(lambda: searches_running(solo_engine) == 1, "the search to start")
+        busy = await expect_error(client.hint(game.state))
+        assert (busy.code, busy.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "SOLVER_BUSY")
+        assert busy.metadata == {"processes": "1", "queue_limit": "0"}
+        search.cancel()  # the client goes away: the only search process is freed
+        await until(lambda: searches_running(solo_engine) == 0, "the search to stop")
+        reply = await client.hint(game.state, max_positions=1000)
+        assert reply.kind == engine_pb2.HINT_KIND_BEST_EFFORT
+
+
+# --------------------------------------------------------------------------- Autoplay
+
+
+async def test_autoplay_plays_the_safe_moves_as_one_change(client: EngineClient) -> None:
+    state = position("bisley", t={"t3": "7C", "t5": "8C"}, f={"f1": "6C", "f5": "9C"}, dump=None)
+    reply = await client.autoplay(unsealed(state))
+    assert [move.notation for move in reply.applied] == ["t3-f1", "t5-f1"]
+    assert [(e.card, e.source, e.target) for e in reply.events] == [
+        ("7C", "t3", "f1"),
+        ("8C", "t5", "f1"),
+    ]
+    assert reply.view.status == game_pb2.GAME_STATUS_WON
+    assert state_of(reply.state).status is patience.Status.WON
+
+
+async def test_autoplay_without_safe_moves_changes_nothing(client: EngineClient) -> None:
+    """Usk with its redeal left: no tableau card is sent home at once (it would change
+    what the redeal deals)."""
+    game = await client.new_game("usk", deal=3)
+    assert state_of(game.state).redeals_left == 1
+    reply = await client.autoplay(game.state)
+    assert list(reply.applied) == [] and list(reply.events) == []
+    assert state_of(reply.state) == state_of(game.state)
+
+
+async def test_autoplay_refuses_a_missing_state(client: EngineClient) -> None:
+    error = await expect_error(client.autoplay(game_pb2.SealedState()))
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD")
+
+
+# --------------------------------------------------------------------------- outlook
+
+
+async def test_the_view_tells_the_outlook(client: EngineClient) -> None:
+    game = await client.new_game("bisley", deal=7)
+    assert game.view.outlook == game_pb2.OUTLOOK_OPEN
+    won = await client.player_view(unsealed(position("bisley", dump=None)))
+    assert won.outlook == game_pb2.OUTLOOK_WON
+    stuck = position(
+        "la-belle-lucie",
+        t=HEARTS_BLOCKED,
+        f={"f3": "AH"},
+        n=0,
+        dump=None,
+    )
+    assert (await client.player_view(unsealed(stuck))).outlook == game_pb2.OUTLOOK_STUCK
+    cycling = position(
+        "house-in-the-wood",
+        t={
+            "t1": "4H KH 5H",
+            "t2": "4H KH",
+            "t3": "QH JH TH 9H 8H 7H 6H 5H",
+            "t4": "QH JH TH 9H 8H 7H 6H",
+        },
+        f={"f5": "3H", "f6": "3H"},
+        n=0,
+        dump=None,
+    )
+    view = await client.player_view(unsealed(cycling))
+    assert (view.status, view.outlook) == (game_pb2.GAME_STATUS_PLAYING, game_pb2.OUTLOOK_CYCLING)
+    moved = await client.apply_move(unsealed(cycling), "t3-t4")
+    assert moved.view.outlook == game_pb2.OUTLOOK_CYCLING
+
+
+def test_sync_client_searches(sync_client: object) -> None:
+    from patience_engine.client import SyncEngineClient
+
+    assert isinstance(sync_client, SyncEngineClient)
+    game = sync_client.new_game("bisley", deal=7)
+    assert sync_client.solve(game.state).verdict == engine_pb2.VERDICT_WON
+    assert sync_client.hint(game.state, max_positions=5000).move.notation
+    assert [m.notation for m in sync_client.autoplay(game.state).applied] == ["t6-f3"]
+    with pytest.raises(EngineError) as caught:
+        sync_client.solve(game_pb2.SealedState())
+    assert caught.value.reason == "MISSING_FIELD"
