@@ -1,0 +1,163 @@
+"""The outlook (open, won, stuck, cycling) and autoplay's safe foundation moves."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import patience
+import pytest
+from patience import Move, MoveKind, State
+from patience.solver import Budget, Outlook, Verdict, outlook, safe_foundation_moves, solve
+
+from tests.rules.conftest import VARIANT_IDS, position
+
+HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
+# The House in the Wood, no redeal left: both fours of hearts lie under a king of hearts,
+# which never moves; the fives shuttle between the sixes.
+SHUTTLE = {
+    "t1": "4H KH 5H",
+    "t2": "4H KH",
+    "t3": "QH JH TH 9H 8H 7H 6H 5H",
+    "t4": "QH JH TH 9H 8H 7H 6H",
+}
+
+
+def shuttle(**changes: Any) -> State:
+    settings: dict[str, Any] = {"t": SHUTTLE, "f": {"f5": "3H", "f6": "3H"}, "n": 0}
+    settings.update(changes)
+    return position("house-in-the-wood", dump=None, **settings)
+
+
+def test_won_stuck_and_open() -> None:
+    assert outlook(position("bisley", dump=None)) is Outlook.WON
+    stuck = position("la-belle-lucie", t=HEARTS_BLOCKED, f={"f3": "AH"}, n=0, dump=None)
+    assert outlook(stuck) is Outlook.STUCK
+    assert outlook(patience.get_variant("bisley").new_game(7)) is Outlook.OPEN
+
+
+def test_only_cycling_moves_left() -> None:
+    state = shuttle()
+    assert outlook(state) is Outlook.CYCLING
+    assert outlook(state, state.legal_moves()) is Outlook.CYCLING
+    assert solve(state, Budget(nodes=10_000)).verdict is Verdict.LOST
+
+
+def test_a_redeal_left_is_progress() -> None:
+    """The same piles with a redeal left: the redeal may separate the kings from the
+    fours, so the game is not told lost."""
+    state = shuttle(n=1)
+    assert Move.redeal() in state.legal_moves()
+    assert outlook(state) is Outlook.OPEN
+
+
+def test_progress_deeper_down_is_found() -> None:
+    """A five goes to the sixes, which uncovers nothing; but the five of hearts on the
+    other fan covers a four the foundation wants: moving it is progress two moves on."""
+    state = position(
+        "house-in-the-wood",
+        t={
+            "t1": "KH 4H 5H",
+            "t2": "4H KH",
+            "t3": "QH JH TH 9H 8H 7H 6H 5H",
+            "t4": "QH JH TH 9H 8H 7H 6H",
+        },
+        f={"f5": "3H", "f6": "3H"},
+        n=0,
+        dump=None,
+    )
+    assert all(m.target[0] != "f" for m in state.legal_moves())
+    assert outlook(state) is Outlook.OPEN
+
+
+def test_past_the_limit_the_outlook_stays_open() -> None:
+    assert outlook(shuttle(), limit=2) is Outlook.CYCLING  # two positions, up to order
+    assert outlook(shuttle(), limit=1) is Outlook.OPEN
+
+
+def _random_play(variant_id: str, rng: random.Random, games: int) -> list[State]:
+    """The cycling positions met in random games (with autoplay after each move)."""
+    found: list[State] = []
+    variant = patience.get_variant(variant_id)
+    for _ in range(games):
+        state = variant.new_game(rng.randrange(10**6))
+        for _ in range(400):
+            for move in safe_foundation_moves(state):
+                state = state.apply(move)
+            verdict = outlook(state)
+            if verdict is Outlook.CYCLING:
+                found.append(state)
+            if verdict is not Outlook.OPEN:
+                break
+            state = state.apply(rng.choice(state.legal_moves()))
+    return found
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_cycling_agrees_with_the_search_on_random_games(variant_id: str) -> None:
+    """Every position told CYCLING is one the search proves LOST."""
+    for state in _random_play(variant_id, random.Random(variant_id), games=8):
+        result = solve(state, Budget(nodes=500_000, seconds=120))
+        assert result.verdict is Verdict.LOST, (variant_id, state)
+
+
+def test_random_games_do_reach_cycling_positions() -> None:
+    """The check above is not empty: random play ends cycling in most games."""
+    rng = random.Random(11)
+    games = {v: len(_random_play(v, rng, games=8)) for v in ("usk", "house-in-the-wood")}
+    assert all(count > 0 for count in games.values()), games
+
+
+# --------------------------------------------------------------------------- autoplay
+
+
+def test_autoplay_plays_safe_moves_in_order() -> None:
+    state = position("bisley", t={"t3": "7C", "t5": "8C"}, f={"f1": "6C", "f5": "9C"}, dump=None)
+    moves = safe_foundation_moves(state)
+    assert [str(m) for m in moves] == ["t3-f1", "t5-f1"]
+
+
+def test_autoplay_holds_tableau_cards_while_a_redeal_remains() -> None:
+    state = patience.get_variant("usk").new_game(3)
+    assert state.redeals_left == 1
+    assert safe_foundation_moves(state) == []
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_autoplay_moves_are_legal_foundation_moves_that_ignore_the_stock(
+    variant_id: str,
+) -> None:
+    """Along random games: each move is legal after the ones before it and goes to a
+    foundation; and the answer is the same whatever the order of the stock, which the
+    player cannot see."""
+    rng = random.Random(variant_id)
+    variant = patience.get_variant(variant_id)
+    for _ in range(4):
+        state = variant.new_game(rng.randrange(10**6))
+        for _ in range(150):
+            moves = safe_foundation_moves(state)
+            assert moves == safe_foundation_moves(_hidden_changed(state, rng))
+            for move in moves:
+                assert move.kind is MoveKind.TRANSFER and move.target[0] == "f"
+                state = state.apply(move)  # raises IllegalMove if it is not legal
+            legal = state.legal_moves()
+            if not legal:
+                break
+            state = state.apply(rng.choice(legal))
+
+
+def _hidden_changed(state: State, rng: random.Random) -> State:
+    """The same position with the stock in another order."""
+    piles = [list(pile) for pile in state.piles]
+    if "stock" in state.variant.pile_ids:
+        stock = piles[state.variant.pile_ids.index("stock")]
+        rng.shuffle(stock)
+    return State.from_parts(
+        state.variant,
+        piles,
+        options=tuple(state.options),
+        redeals_left=state.redeals_left,
+        moves_made=state.moves_made,
+        deal=state.deal,
+        draws=state.draws,
+    )
