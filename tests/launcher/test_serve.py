@@ -216,7 +216,15 @@ def test_engine_and_gateway_alone_with_their_workers(tmp_path: Path, redis_url: 
     (tmp_path / "engine").mkdir()
     (tmp_path / "gateway").mkdir()
     engine = LauncherRun(
-        ["engine", "--grpc-port", str(grpc_port), "--engine-workers", "2"],
+        [
+            "engine",
+            "--grpc-port",
+            str(grpc_port),
+            "--engine-workers",
+            "2",
+            "--solver-processes",
+            "2",
+        ],
         tmp_path / "engine",
         env=clean,
     )

@@ -199,7 +199,15 @@ def cmd_engine(args: argparse.Namespace) -> int:
     keys = choose_keys(None if seal_keys.configured(os.environ) else prepare(data_dir()))
 
     def start() -> list[str]:
-        target = start_engine(supervisor, host, port, workers, args.startup_timeout, keys)
+        target = start_engine(
+            supervisor,
+            host,
+            port,
+            workers,
+            args.startup_timeout,
+            keys,
+            solver_processes=args.solver_processes,
+        )
         return [
             f"patience engine is ready: gRPC {target}",
             f"  states {keys.banner}",
@@ -365,6 +373,14 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--host", help="bind address (default: from ENGINE_LISTEN)")
     engine.add_argument("--grpc-port", type=int, help="port (default: from ENGINE_LISTEN)")
     engine_workers_flag(engine, "the cores")
+    engine.add_argument(
+        "--solver-processes",
+        dest="solver_processes",
+        type=int,
+        metavar="N",
+        help="search processes (Solve, Hint) per engine process"
+        " (default: ENGINE_SOLVER_PROCESSES, else 1)",
+    )
     timeout_flag(engine)
     engine.set_defaults(run=cmd_engine)
 
@@ -412,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    for name in ("engine_workers", "gateway_workers"):
+    for name in ("engine_workers", "gateway_workers", "solver_processes"):
         count = getattr(args, name, None)
         if count is not None and count < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")

@@ -93,14 +93,20 @@ def start_engine(
     workers: int,
     timeout: float,
     keys: KeyChoice,
+    solver_processes: int | None = None,
 ) -> str:
     """Starts the engine on host:port with the seal keys chosen by
     `seal_keys.choose`; returns the address a local client dials. (A restarted engine
-    keeps this environment, so it keeps its keys.)"""
+    keeps this environment, so it keeps its keys.) `solver_processes`: search processes
+    per engine process (None: ENGINE_SOLVER_PROCESSES, else the engine's default)."""
+    settings = (
+        {} if solver_processes is None else {"ENGINE_SOLVER_PROCESSES": str(solver_processes)}
+    )
     env = child_env(
         ENGINE_LISTEN=addresses.host_port(host, port),
         ENGINE_WORKERS=str(workers),
         **keys.env,
+        **settings,
     )
     target = addresses.host_port(addresses.reachable_host(host), port)
     child = ChildProcess("engine", service_argv("patience-engine", "patience_engine"), env)
