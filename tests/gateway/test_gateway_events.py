@@ -1,7 +1,8 @@
 """Game event streams over real HTTP: two gateway processes on one Redis, so a change
 made through one reaches the streams open on both (Redis pub/sub), as one event each
 whose id is the new version and whose data is the change's own answer; tickets open
-one stream; Last-Event-ID resumes; heartbeats; a deleted game ends its streams."""
+one stream; Last-Event-ID resumes; heartbeats; a deleted or expired game ends its
+streams; a stopping gateway ends them too."""
 
 from __future__ import annotations
 
@@ -15,10 +16,16 @@ from typing import Any
 
 import httpx
 import pytest
+from patience_gateway.events import RESYNC, GameEvent, Listener
+from patience_gateway.routes.streams import game_events
+from patience_gateway.security import new_game_id
+from patience_gateway.service import GameService
+from patience_gateway.store import StreamStart
 
 from bench.procs import gateway_process
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import GameHandle as Game
+from tests.gateway.helpers import Gateway
 
 pytestmark = pytest.mark.xdist_group("event-streams")
 WAIT = 20.0
@@ -84,8 +91,10 @@ class Stream:
         return False
 
 
-async def create(http: httpx.AsyncClient, base: str) -> Game:
-    created = await http.post(f"{base}/v1/games", json={"variant": "la-belle-lucie", "deal": 7})
+async def create(
+    http: httpx.AsyncClient, base: str, variant: str = "la-belle-lucie", deal: int = 7
+) -> Game:
+    created = await http.post(f"{base}/v1/games", json={"variant": variant, "deal": deal})
     assert created.status_code == 201
     body = created.json()
     return Game(body["id"], body["token"], created.headers["etag"], body)
@@ -152,6 +161,29 @@ async def test_every_change_reaches_the_streams_of_every_gateway_process(
             assert (event.kind, event.id) == ("deleted", "5")
             assert json.loads(event.data) == {"id": game.id}
             assert await stream.ended()
+
+
+@pytest.mark.parametrize(
+    ("variant", "deal", "kind"),
+    [
+        ("napoleon-at-st-helena", 7, "deal"),
+        ("la-belle-lucie", 7, "redeal"),
+        ("the-fifteen", 15, "withdraw"),
+    ],
+)
+async def test_deals_redeals_and_withdrawals_reach_the_streams_as_moves(
+    gateways: tuple[str, str], http: httpx.AsyncClient, variant: str, deal: int, kind: str
+) -> None:
+    one, two = gateways
+    game = await create(http, one, variant, deal)
+    move = next(m for m in game.created["legal_moves"] if m.split()[0] == kind)
+    async with opened(http, two, game) as stream:
+        assert (await stream.next()).kind == "view"
+        answer = await change(http, one, game, "moves", move=move)
+        event = await stream.next()
+        assert (event.kind, event.id) == ("move", str(answer["version"]))
+        assert json.loads(event.data) == answer
+        assert answer["move"]["kind"] == kind and answer["events"]
 
 
 async def test_a_ticket_opens_one_stream_of_its_own_game(
@@ -242,3 +274,18 @@ async def test_a_stopping_gateway_ends_its_streams_and_is_not_held_up_by_them(
     assert exited == 0, output
     assert "Stopped worker-1" in output and "Killing" not in output, output
     assert "Traceback" not in output, output
+
+
+async def test_a_stream_ends_with_expired_when_its_game_expires(gateway: Gateway) -> None:
+    """Told by the hub's sweep (tests/gateway/test_gateway_event_hub.py), or found on
+    catching up after the subscriber reconnected: the stream sends `expired` and ends."""
+    service: GameService = gateway.app.state.service
+    for told in (GameEvent("expired", 0, b"{}"), RESYNC):
+        game_id = new_game_id()  # no such game: it expired
+        listener = Listener(game_id)
+        listener.put(told)
+        start = StreamStart(version=3, state=b"", recent=[])
+        sent = [event async for event in game_events(service, listener, game_id, start, 3)]
+        assert [(event.event, event.data) for event in sent] == [
+            ("expired", json.dumps({"id": game_id}, separators=(",", ":")))
+        ], told
