@@ -1,10 +1,12 @@
 """The web client at /play in headless Chromium: every variant's table drawn from its
 description, whole games played to WON by clicks and drags, undo and redo, an illegal
-move explained, a stale move from a second tab shown and recovered from."""
+move explained, a stale move from a second tab shown and recovered from, a stuck game
+shown, withdrawal buttons while they are legal."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import httpx
@@ -180,3 +182,41 @@ async def test_two_tabs_are_kept_in_step_by_the_event_stream(tabs: Tabs) -> None
     await first.redo()
     await second.wait_version(5)
     assert await second.all_cards() == await first.all_cards()
+
+
+async def test_a_stuck_game_is_shown_and_the_piles_a_card_may_go_to_are_marked(
+    tabs: Tabs,
+) -> None:
+    """Usk deal 2 has no move left after these three."""
+    page = await tabs.open()
+    await page.new_game("usk", 2)
+    await page.click_move("redeal")
+    await page.click_move("t6-t7")
+    move = transfer("t2-t10")
+    assert move is not None
+    source, target = await page.points(move)
+    await page.page.mouse.click(*source)
+    await expect(page.pile(move.target)).to_have_class(re.compile(r"\btarget\b"))
+    await page.page.mouse.click(*target)
+    await page.wait_version(4)
+    outcome = page.page.locator("#outcome")
+    await expect(outcome).to_be_visible()
+    await expect(outcome).to_contain_text("Stuck: no move is left")
+    view = await page.view()
+    assert view["status"] == "stuck" and view["legal_moves"] == []
+
+
+async def test_withdrawals_are_buttons_while_they_are_legal(tabs: Tabs) -> None:
+    """The Fifteen's opening exception (deal 15 allows it), one button per withdrawal."""
+    page = await tabs.open()
+    await page.new_game("the-fifteen", 15)
+    buttons = page.page.locator("button.withdraw")
+    view = await page.view()
+    legal = [m for m in view["legal_moves"] if m.startswith("withdraw")]
+    assert "withdraw t2" in legal
+    await expect(buttons).to_have_count(len(legal))
+    await expect(page.page.locator("#deal-card")).to_be_hidden()
+    await page.click_move("withdraw t2")
+    left = [m for m in (await page.view())["legal_moves"] if m.startswith("withdraw")]
+    await expect(buttons).to_have_count(len(left))
+    assert "withdraw t2" not in left
