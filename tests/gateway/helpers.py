@@ -120,8 +120,9 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
 
 
 def view_without_identity(view: dict[str, Any]) -> dict[str, Any]:
-    """A view with the fields that name the game or its version left out."""
-    return {k: v for k, v in view.items() if k not in {"id", "version", "token", "move", "events"}}
+    """A view with the fields that name the game, its version or the change made left out."""
+    identity = {"id", "version", "token", "move", "autoplayed", "moves", "events"}
+    return {k: v for k, v in view.items() if k not in identity}
 
 
 @dataclass(frozen=True)

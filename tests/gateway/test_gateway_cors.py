@@ -45,6 +45,8 @@ def listed(value: str) -> set[str]:
         ("GET", "/v1/games/A", "authorization, if-none-match"),
         ("GET", "/v1/games/A/events", "last-event-id"),
         ("DELETE", "/v1/games/A", "authorization, if-match"),
+        ("PATCH", "/v1/games/A", "authorization, content-type, if-match"),
+        ("POST", "/v1/games/A/autoplay", "authorization, if-match, idempotency-key"),
     ],
 )
 async def test_preflights_are_answered(

@@ -19,6 +19,9 @@ GAME_ROUTES = [
     ("POST", "/moves", {"move": "deal"}),
     ("POST", "/undo", None),
     ("POST", "/redo", None),
+    ("GET", "/hint", None),
+    ("POST", "/autoplay", None),
+    ("PATCH", "", {"autoplay": True}),
     ("DELETE", "", None),
 ]
 
@@ -348,7 +351,7 @@ async def test_unknown_route_and_method(gateway: Gateway) -> None:
     game = await _game(gateway)
     wrong = await gateway.http.put(f"/v1/games/{game.id}", headers=game.auth())
     assert_problem(wrong, 405, "method-not-allowed")
-    assert wrong.headers["allow"] == "DELETE, GET"
+    assert wrong.headers["allow"] == "DELETE, GET, PATCH"
 
 
 @pytest.mark.parametrize(

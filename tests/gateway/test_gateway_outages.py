@@ -98,6 +98,15 @@ async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
                 await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
                 "engine-unavailable",
             )
+            for method, suffix in (("GET", "/hint"), ("POST", "/autoplay")):
+                response = await gateway.http.request(
+                    method, f"/v1/games/{game.id}{suffix}", headers=game.auth()
+                )
+                assert_unavailable(response, "engine-unavailable")
+            patched = await gateway.http.patch(
+                f"/v1/games/{game.id}", json={"autoplay": True}, headers=game.auth()
+            )
+            assert_unavailable(patched, "engine-unavailable")
             assert_unavailable(await gateway.http.get("/readyz"), "engine-unavailable")
             history = await gateway.history(game)  # served from Redis alone
             assert (history["moves"], history["version"]) == ([], 1)

@@ -27,7 +27,7 @@ ALLOWED_HEADERS = (
 # What it must be able to read: the version, a new game's address, when to retry, and
 # whether an answer is a stored one.
 EXPOSED_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed")
-ALLOWED_METHODS = ("GET", "POST", "DELETE")
+ALLOWED_METHODS = ("GET", "POST", "PATCH", "DELETE")
 # How long a browser may keep a preflight's answer, so a page does not send one before
 # every move.
 PREFLIGHT_MAX_AGE_SECONDS = 600

@@ -55,7 +55,10 @@ def _derive(key: str, purpose: bytes, length: int) -> bytes:
 def create_fingerprint(request: NewGameRequest, deal: str | None) -> str:
     """What the create asks for: the same variant, deal and options are the same
     request whether the deal was sent as a number or as a string."""
-    canonical = json.dumps(["create", request.variant, deal, request.options])
+    asked: list[object] = ["create", request.variant, deal, request.options]
+    # switched on only: a create without them keeps the fingerprint it always had
+    asked += [name for name in ("autoplay", "winnable") if getattr(request, name)]
+    canonical = json.dumps(asked)
     return hashlib.sha256(canonical.encode()).hexdigest()[:_FINGERPRINT_CHARS]
 
 

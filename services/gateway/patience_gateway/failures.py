@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import grpc
 from patience_engine.client import EngineError, EngineUnavailable
 from redis import exceptions as redis_errors
 
@@ -62,6 +63,20 @@ def engine_problem(error: EngineError, retry_after: int) -> ProblemError:
     if "move" in error.metadata:
         extensions["move"] = error.metadata["move"]
     return ProblemError(code, error.message or error.reason, **extensions)
+
+
+def search_problem(error: EngineError, retry_after: int) -> ProblemError:
+    """The problem for an engine error met by a search (Solve, Hint) on a stored state:
+    a full search queue is `solver-busy`; the rest as for any call on stored data."""
+    if error.code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+        return ProblemError(
+            "solver-busy",
+            "the engine's search processes are all busy",
+            headers={"Retry-After": str(retry_after)},
+        )
+    if isinstance(error, EngineUnavailable):
+        return engine_problem(error, retry_after)
+    return internal_engine_problem(error)
 
 
 # The engine could not open a stored state: no key it holds fits, or it was changed.

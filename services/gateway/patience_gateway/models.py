@@ -16,6 +16,7 @@ from pydantic import (
     Discriminator,
     Field,
     RootModel,
+    StrictBool,
     StrictInt,
     StrictStr,
     Tag,
@@ -38,6 +39,40 @@ class GameStatus(StrEnum):
     playing = "playing"
     won = "won"
     stuck = "stuck"
+
+
+class Outlook(StrEnum):
+    """What can still come of the game. `open`: not known to be lost; `won`: every card is
+    on a foundation; `stuck`: no legal move; `cycling`: legal moves remain, but only ones
+    that go round in circles (no card can reach a foundation again), so the game can no
+    longer be won; `lost`: the solver proved that no line wins from here (a hint answered
+    `lost` at this version)."""
+
+    open = "open"
+    won = "won"
+    stuck = "stuck"
+    cycling = "cycling"
+    lost = "lost"
+
+
+class HintKind(StrEnum):
+    """`winning`: the first move of a line proven to win; `best-effort`: the search ran out
+    of budget, so a promising move, not a proven one; `lost`: proven, no line wins, no move
+    is recommended; `none`: the game is over, nothing to hint."""
+
+    winning = "winning"
+    best_effort = "best-effort"
+    lost = "lost"
+    none = "none"
+
+
+class Verdict(StrEnum):
+    """The search's answer: `won` (a winning line exists), `lost` (proven: none does) or
+    `unknown` (the budget ran out first)."""
+
+    won = "won"
+    lost = "lost"
+    unknown = "unknown"
 
 
 class PileKind(StrEnum):
@@ -115,6 +150,29 @@ class NewGameRequest(BaseModel):
     )
     options: list[str] = Field(
         default_factory=list, max_length=16, description="Variant options to switch on."
+    )
+    autoplay: bool = Field(
+        default=False,
+        description="Play every card that can safely go to a foundation after each move, in "
+        "the same change (PATCH /v1/games/{id} changes it later).",
+    )
+    winnable: bool = Field(
+        default=False,
+        description="A random deal proven winnable (with full knowledge of the stock) by the "
+        "solver, its number hidden like any random deal's. Not with `deal` (422 "
+        "`winnable-with-deal`); 503 `no-winnable-deal` when none is found in time.",
+    )
+
+
+class GamePatch(BaseModel):
+    """A JSON merge patch (RFC 7396) of the game's settings: the fields given change,
+    the others stay."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{"autoplay": True}]})
+
+    autoplay: StrictBool | None = Field(
+        default=None,
+        description="Play every safe move to a foundation after each move (true) or not.",
     )
 
 
@@ -255,6 +313,13 @@ class Game(BaseModel):
         "(GET .../legal-moves lists them structured).",
         examples=[["t3-f1", "t4-t7", "deal"]],
     )
+    outlook: Outlook = Field(
+        description="What can still come of the game: tells a game that can no longer be "
+        "won (`cycling`, `lost`) from one that may be (`open`)."
+    )
+    autoplay: bool = Field(
+        description="The game plays every safe move to a foundation after each move."
+    )
 
 
 class CreatedGame(Game):
@@ -268,7 +333,37 @@ class CreatedGame(Game):
 
 class MoveResult(Game):
     move: Move = Field(description="The move applied, normalised.")
+    autoplayed: list[Move] = Field(
+        description="The safe moves to the foundations played with it, in the same change "
+        "(the game's `autoplay` setting), in order; undo takes them back with the move."
+    )
+    events: list[CardMoved] = Field(
+        description="Cards moved, in order (the move's, then the safe moves'), for animation."
+    )
+
+
+class AutoplayResult(Game):
+    moves: list[Move] = Field(
+        description="The safe moves played, in order; empty when there were none (the game "
+        "is then unchanged: the same version)."
+    )
     events: list[CardMoved] = Field(description="Cards moved, in order, for animation.")
+
+
+class Hint(BaseModel):
+    """The move to play next, as the solver sees it (GET /v1/games/{id}/hint)."""
+
+    model_config = _STRICT
+    id: str
+    version: int = Field(description="The version the hint is for.")
+    kind: HintKind
+    move: Move | None = Field(
+        description="The move to play (`winning`, `best-effort`), with the same fields the "
+        "move route takes; null for `lost` and `none`."
+    )
+    verdict: Verdict
+    positions: int = Field(description="Positions the search went through.")
+    milliseconds: int = Field(description="Time the search took.")
 
 
 class LegalMoves(BaseModel):

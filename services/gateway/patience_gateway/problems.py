@@ -149,12 +149,34 @@ _KINDS = (
         "This Idempotency-Key was already used on this game for a different request "
         "(on a create: for a different create, or more than 24 hours ago).",
     ),
+    ProblemKind(
+        "winnable-with-deal",
+        422,
+        "Winnable with a deal",
+        "`winnable: true` asks for a random deal proven winnable; it cannot be combined "
+        "with `deal`.",
+    ),
     ProblemKind("internal", 500, "Internal error", "The gateway failed; the error is logged."),
     ProblemKind(
         "engine-unavailable",
         503,
         "Engine unavailable",
         "The rules engine cannot be reached; retry after Retry-After seconds.",
+    ),
+    ProblemKind(
+        "solver-busy",
+        503,
+        "Solver busy",
+        "Every search process of the engine is taken and its queue is full; retry after "
+        "Retry-After seconds. Moves are not affected.",
+    ),
+    ProblemKind(
+        "no-winnable-deal",
+        503,
+        "No winnable deal found in time",
+        "No deal of this variant was proven winnable within the gateway's search time "
+        "(WINNABLE_SEARCH_SECONDS) and none was ready in the pool; retry after Retry-After "
+        "seconds, or deal without `winnable`.",
     ),
     ProblemKind(
         "storage-unavailable",

@@ -79,51 +79,66 @@ end
 _READ_PRELUDE = _PRELUDE + _UPGRADE + _RECORD + _META
 
 # ARGV: ttl_ms, idempotency key ('' for none).
-# Returns nil for an unknown game, else {state, version, token_sha256, record, open}
-# (`open`: the deal number of a game taken back after its random deal was shown).
+# Returns nil for an unknown game, else {state, version, token_sha256, record, open,
+# lost, autoplay} (`open`: the deal number of a game taken back after its random deal
+# was shown; `lost`: the version a search proved lost; `autoplay`: '1' when the game
+# plays the safe moves after each move).
 LOAD_STATE = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token', 'open'})
+local f = meta({'version', 'token', 'open', 'lost', 'autoplay'})
 if not f then return false end
 touch(ARGV[1])
-return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2]), f[3]}
+return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2]), f[3], f[4], f[5]}
 """
 )
+
+# ARGV: the version a search proved lost. Kept in the meta hash as `lost` while the game
+# is still at that version (any change bumps the version, and the proof no longer
+# applies). Returns 1, or 0 when the game is gone or has moved on.
+REMEMBER_LOST = """
+local v = redis.call('HGET', KEYS[1], 'version')
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'lost', v)
+return 1
+"""
 
 # ARGV: ttl_ms, idempotency key. Undo goes to position p - 1: it needs the checkpoint
 # at or before it and the moves from there (fewer than K).
 # Returns nil, or {checkpoint_state, version, token_sha256, record, p, {moves...},
-# {status, secret, deal, open}} (checkpoint_state false and no moves when p is 0).
+# {status, secret, deal, open}, autoplay} (checkpoint_state false and no moves when p
+# is 0). A history entry is one change: a move, possibly with the safe moves after it.
 LOAD_FOR_UNDO = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token', 'every', 'status', 'secret', 'deal', 'open'})
+local f = meta({'version', 'token', 'every', 'status', 'secret', 'deal', 'open',
+                'autoplay'})
 if not f then return false end
 touch(ARGV[1])
 local ends = {f[4], f[5], f[6], f[7]}
 local p = redis.call('LLEN', KEYS[3])
-if p == 0 then return {false, f[1], f[2], record(ARGV[2]), 0, {}, ends} end
+if p == 0 then return {false, f[1], f[2], record(ARGV[2]), 0, {}, ends, f[8]} end
 local every = tonumber(f[3])
 local target = p - 1
 local base = target - target % every
 local moves = {}
 if target > base then moves = redis.call('LRANGE', KEYS[3], base, target - 1) end
 local checkpoint = redis.call('LINDEX', KEYS[2], math.floor(base / every))
-return {checkpoint, f[1], f[2], record(ARGV[2]), p, moves, ends}
+return {checkpoint, f[1], f[2], record(ARGV[2]), p, moves, ends, f[8]}
 """
 )
 
 # ARGV: ttl_ms, idempotency key.
-# Returns nil, or {state, version, token_sha256, record, next_redo_move_or_nil, open}.
+# Returns nil, or {state, version, token_sha256, record, next_redo_entry_or_nil, open,
+# autoplay}.
 LOAD_FOR_REDO = (
     _READ_PRELUDE
     + """
-local f = meta({'version', 'token', 'open'})
+local f = meta({'version', 'token', 'open', 'autoplay'})
 if not f then return false end
 touch(ARGV[1])
 return {redis.call('LINDEX', KEYS[2], -1), f[1], f[2], record(ARGV[2]),
-        redis.call('LINDEX', KEYS[4], 0), f[3]}
+        redis.call('LINDEX', KEYS[4], 0), f[3], f[4]}
 """
 )
 
@@ -324,4 +339,25 @@ if not m then return {'empty'} end
 forward(redis.call('RPUSH', KEYS[3], m))
 """
     + _CAS_COMMIT
+)
+
+# ARGV: [1] the version read, [2] ttl_ms, [3] autoplay ('1' or '0'), [4] the body of
+# the `settings` event, [5] the publishing command. Changes the game's settings as a new
+# version (the view shows them) without touching its states or history; a proof of loss
+# of the version read still holds (the position is the same). Returns {'ok', version},
+# {'gone'} or {'stale', version}.
+SET_SETTINGS = (
+    _PRELUDE
+    + _EVENTS
+    + """
+local v = redis.call('HGET', KEYS[1], 'version')
+if not v then return {'gone'} end
+if v ~= ARGV[1] then return {'stale', v} end
+local nv = tostring(tonumber(v) + 1)
+redis.call('HSET', KEYS[1], 'version', nv, 'autoplay', ARGV[3])
+if redis.call('HGET', KEYS[1], 'lost') == v then redis.call('HSET', KEYS[1], 'lost', nv) end
+touch(ARGV[2])
+publish('settings', nv, ARGV[4], ARGV[5])
+return {'ok', nv}
+"""
 )

@@ -12,13 +12,13 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from patience_engine.client import EngineClient, EngineError, EngineUnavailable, GameReply
-from solitaire.v1 import game_pb2
+from solitaire.v1 import engine_pb2, game_pb2
 
 from patience_gateway import views
 from patience_gateway.create_records import (
@@ -27,8 +27,8 @@ from patience_gateway.create_records import (
     UnreadableRecord,
     create_fingerprint,
 )
-from patience_gateway.failures import engine_problem, internal_engine_problem
-from patience_gateway.models import MoveRequest, NewGameRequest, NotationMove
+from patience_gateway.failures import engine_problem, internal_engine_problem, search_problem
+from patience_gateway.models import GamePatch, MoveRequest, NewGameRequest, NotationMove
 from patience_gateway.preconditions import check_tags, etag, none_match, require_match
 from patience_gateway.problems import ProblemError
 from patience_gateway.security import (
@@ -48,6 +48,23 @@ MAX_IDEMPOTENCY_KEY = 255
 STREAM_TICKET_SECONDS = 60
 # The most moves the engine applies in one ApplyMoves call (docs/errors.md, TOO_MANY_MOVES).
 ENGINE_BATCH_LIMIT = 10_000
+# One history entry is one change: a move, or the safe moves of an autoplay (after a
+# move, or on their own), kept as their notations joined by this (no notation holds it),
+# so that undo takes the whole change back and redo plays it again.
+ENTRY_SEPARATOR = ","
+
+
+def entry_moves(entries: Iterable[bytes | str]) -> list[str]:
+    """The moves of history entries, in order."""
+    moves: list[str] = []
+    for entry in entries:
+        text = entry.decode() if isinstance(entry, bytes) else entry
+        moves += text.split(ENTRY_SEPARATOR)
+    return moves
+
+
+def history_entry(applied: Iterable[game_pb2.Move]) -> str:
+    return ENTRY_SEPARATOR.join(move.notation for move in applied)
 
 
 @dataclass(slots=True)
@@ -207,7 +224,7 @@ class GameService:
         token = new_token()
         while True:  # a collision of 144-bit ids is not expected; draw again if it happens
             game_id = once.game_id if once is not None else new_game_id()
-            body = views.game_json(game_id, 1, reply.view)
+            body = views.game_json(game_id, 1, reply.view, autoplay=request.autoplay)
             body["token"] = token
             payload = _json(body)
             created = await self.store.create(
@@ -219,6 +236,7 @@ class GameService:
                 deal=reply.view.deal,
                 deal_secret=deal is None,
                 status=views.status_name(reply.view.status),
+                autoplay=request.autoplay,
                 record=once.record(payload) if once is not None else b"",
                 record_ttl_seconds=CREATE_RECORD_SECONDS,
             )
@@ -259,8 +277,29 @@ class GameService:
             view = await self.engine.player_view(game_pb2.SealedState.FromString(loaded.state))
         except EngineError as error:
             raise self._replay_problem(error) from None
-        body = views.game_json(game_id, loaded.version, view, loaded.open_deal)
+        body = views.game_json(
+            game_id,
+            loaded.version,
+            view,
+            loaded.open_deal,
+            proven_lost=loaded.proven_lost,
+            autoplay=loaded.autoplay,
+        )
         return Reply(200, _json(body), {"ETag": tag})
+
+    async def hint(self, game_id: str, token: str) -> Reply:
+        """The engine's hint for the game as it is. A proof that the game is lost is
+        kept for this version, so that the view's outlook says so until the game changes."""
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id), token)
+        try:
+            hint = await self.engine.hint(game_pb2.SealedState.FromString(loaded.state))
+        except EngineError as error:
+            raise search_problem(error, self.retry_after) from None
+        body = views.hint_json(game_id, loaded.version, hint)
+        if body["kind"] == "lost" and not loaded.proven_lost:
+            await self.store.remember_lost(game_id, loaded.version)
+        return Reply(200, _json(body), {"ETag": etag(loaded.version), "Cache-Control": "no-store"})
 
     async def legal_moves(self, game_id: str, token: str) -> Reply:
         self._known_id(game_id)
@@ -290,7 +329,7 @@ class GameService:
         require_match(if_match, loaded.version)
         move = _engine_move(request)
         try:
-            reply = await self.engine.apply_move(
+            reply: GameReply = await self.engine.apply_move(
                 game_pb2.SealedState.FromString(loaded.state), move
             )
         except EngineError as error:
@@ -298,6 +337,8 @@ class GameService:
             if problem.status == 422:  # the game is as it was: its version, to retry from
                 problem.headers["ETag"] = etag(loaded.version)
             raise problem from None
+        if loaded.autoplay and reply.view.status == game_pb2.GAME_STATUS_PLAYING:
+            reply = await self._with_safe_moves(reply)
         result = await self._commit(
             "move",
             game_id,
@@ -306,12 +347,72 @@ class GameService:
             if_match,
             key,
             print_,
-            views.move_result_json(game_id, loaded.version + 1, reply, loaded.open_deal),
-            move=reply.applied[-1].notation,
+            views.move_result_json(
+                game_id, loaded.version + 1, reply, loaded.open_deal, autoplay=loaded.autoplay
+            ),
+            move=history_entry(reply.applied),
         )
         if result.status == 200 and "Idempotent-Replayed" not in result.headers:
             self.on_move_applied(reply.view.variant)
         return result
+
+    async def _with_safe_moves(self, reply: GameReply) -> GameReply:
+        """The move's reply followed by the engine's autoplay: one change, the move's
+        events first."""
+        try:
+            safe = await self.engine.autoplay(reply.state)
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        if not safe.applied:
+            return reply
+        return engine_pb2.ApplyMovesResponse(
+            state=safe.state,
+            view=safe.view,
+            applied=[*reply.applied, *safe.applied],
+            events=[*reply.events, *safe.events],
+        )
+
+    async def autoplay(
+        self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
+    ) -> Reply:
+        """Every card that can safely go to a foundation, as one change; with none, the
+        game as it is (200, the same version, nothing stored or published)."""
+        key = check_idempotency_key(idempotency_key)
+        check_tags(if_match, "If-Match")
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id, key), token)
+        print_ = fingerprint("autoplay", None) if key else ""
+        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
+            return replayed
+        require_match(if_match, loaded.version)
+        try:
+            reply = await self.engine.autoplay(game_pb2.SealedState.FromString(loaded.state))
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        if not reply.applied:
+            body = views.autoplay_json(
+                game_id,
+                loaded.version,
+                reply,
+                loaded.open_deal,
+                proven_lost=loaded.proven_lost,
+                autoplay=loaded.autoplay,
+            )
+            return Reply(200, _json(body), {"ETag": etag(loaded.version)})
+        body = views.autoplay_json(
+            game_id, loaded.version + 1, reply, loaded.open_deal, autoplay=loaded.autoplay
+        )
+        return await self._commit(
+            "autoplay",
+            game_id,
+            loaded,
+            reply,
+            if_match,
+            key,
+            print_,
+            body,
+            move=history_entry(reply.applied),
+        )
 
     async def undo(
         self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
@@ -328,7 +429,7 @@ class GameService:
             raise ProblemError("nothing-to-undo", "the game is at its deal")
         # Replaying from a stored state keeps the hidden stock exactly as it was dealt;
         # the store gives the checkpoint before the target and fewer than K moves.
-        replay = [m.decode() for m in loaded.moves]
+        replay = entry_moves(loaded.moves)
         try:
             reply = await self._replay(game_pb2.SealedState.FromString(loaded.state), replay)
         except EngineError as error:
@@ -341,7 +442,9 @@ class GameService:
             assert loaded.ending is not None
             open_deal = loaded.ending.deal or await self._shown_deal(game_id) or ""
             meta = {"open": open_deal}
-        body = views.game_json(game_id, loaded.version + 1, reply.view, open_deal)
+        body = views.game_json(
+            game_id, loaded.version + 1, reply.view, open_deal, autoplay=loaded.autoplay
+        )
         return await self._commit(
             "undo", game_id, loaded, reply, if_match, key, print_, body, meta=meta
         )
@@ -369,12 +472,14 @@ class GameService:
         if loaded.next_redo is None:
             raise ProblemError("nothing-to-redo", "no undone move is waiting to be redone")
         try:
-            reply = await self.engine.apply_move(
-                game_pb2.SealedState.FromString(loaded.state), loaded.next_redo.decode()
+            reply = await self.engine.apply_moves(
+                game_pb2.SealedState.FromString(loaded.state), entry_moves([loaded.next_redo])
             )
         except EngineError as error:
             raise self._replay_problem(error) from None
-        body = views.move_result_json(game_id, loaded.version + 1, reply, loaded.open_deal)
+        body = views.move_result_json(
+            game_id, loaded.version + 1, reply, loaded.open_deal, autoplay=loaded.autoplay
+        )
         return await self._commit("redo", game_id, loaded, reply, if_match, key, print_, body)
 
     async def _commit(
@@ -382,7 +487,7 @@ class GameService:
         operation: str,
         game_id: str,
         loaded: Loaded,
-        reply: GameReply,
+        reply: GameReply | engine_pb2.AutoplayResponse,
         if_match: str | None,
         key: str,
         print_: str,
@@ -423,18 +528,7 @@ class GameService:
         if result.outcome == "gone":
             raise ProblemError("unknown-game", f"there is no game {game_id}")
         if result.outcome == "stale":
-            current = etag(result.version)
-            if if_match is not None:
-                raise ProblemError(
-                    "stale-version",
-                    f"the game changed to version {current} meanwhile; nothing was applied",
-                    headers={"ETag": current},
-                )
-            raise ProblemError(
-                "concurrent-update",
-                "another request changed the game meanwhile; nothing was applied",
-                headers={"ETag": current},
-            )
+            raise self._lost_race(result.version, if_match)
         # 'empty': the lists changed although the version did not; cannot happen while
         # every write goes through these scripts.
         log.error(
@@ -463,8 +557,8 @@ class GameService:
             "options": json.loads(record.options_json),
             "deal": deal,
             "replayed": bool(record.open_deal),
-            "moves": record.moves + record.redo,
-            "position": len(record.moves),
+            "moves": entry_moves(record.moves + record.redo),
+            "position": len(entry_moves(record.moves)),
         }
         return Reply(200, _json(body), {"ETag": etag(record.version)})
 
@@ -521,7 +615,67 @@ class GameService:
             view = await self.engine.player_view(game_pb2.SealedState.FromString(state))
         except EngineError as error:
             raise self._replay_problem(error) from None
-        return _json(views.game_json(game_id, version, view))
+        # the settings and a proof of loss live beside the state, in the game's meta hash
+        loaded = await self.store.load(game_id)
+        autoplay = loaded is not None and loaded.autoplay
+        proven_lost = loaded is not None and loaded.proven_lost and loaded.version == version
+        open_deal = loaded.open_deal if loaded is not None else ""
+        body = views.game_json(
+            game_id, version, view, open_deal, proven_lost=proven_lost, autoplay=autoplay
+        )
+        return _json(body)
+
+    async def patch(
+        self, game_id: str, token: str, patch: GamePatch, if_match: str | None
+    ) -> Reply:
+        """Changes the game's settings (a JSON merge patch: a field left out stays, null
+        resets it) as a new version; the view answers, and goes to the game's streams."""
+        check_tags(if_match, "If-Match")
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await self.store.load(game_id), token)
+        require_match(if_match, loaded.version)
+        autoplay = loaded.autoplay
+        if "autoplay" in patch.model_fields_set:
+            autoplay = bool(patch.autoplay)
+        try:
+            view = await self.engine.player_view(game_pb2.SealedState.FromString(loaded.state))
+        except EngineError as error:
+            raise self._replay_problem(error) from None
+        version = loaded.version + 1
+        payload = _json(
+            views.game_json(
+                game_id,
+                version,
+                view,
+                loaded.open_deal,
+                proven_lost=loaded.proven_lost,
+                autoplay=autoplay,
+            )
+        )
+        result = await self.store.set_settings(
+            game_id, expected_version=loaded.version, autoplay=autoplay, event_body=payload
+        )
+        if result.outcome == "ok":
+            return Reply(200, payload, {"ETag": etag(version)})
+        if result.outcome == "gone":
+            raise ProblemError("unknown-game", f"there is no game {game_id}")
+        raise self._lost_race(result.version, if_match)
+
+    @staticmethod
+    def _lost_race(version: int, if_match: str | None) -> ProblemError:
+        """The problem for a write that found the game at another version than it read."""
+        current = etag(version)
+        if if_match is not None:
+            return ProblemError(
+                "stale-version",
+                f"the game changed to version {current} meanwhile; nothing was applied",
+                headers={"ETag": current},
+            )
+        return ProblemError(
+            "concurrent-update",
+            "another request changed the game meanwhile; nothing was applied",
+            headers={"ETag": current},
+        )
 
     async def delete(self, game_id: str, token: str, if_match: str | None) -> Reply:
         check_tags(if_match, "If-Match")

@@ -8,6 +8,8 @@ a slot):
                               every    K: a checkpoint of the state every K moves
                               variant, options (JSON list), deal, secret ("1" when
                               the deal number was drawn at random), status, created
+                              autoplay "1": the safe moves are played after each move
+                              lost     the version a search proved lost (a hint)
                               deal     "" for a random deal until the engine shows
                                        its number (at the game's end)
                               open     the deal number, once a random deal's end was
@@ -15,8 +17,10 @@ a slot):
     game:{<id>}:states list   sealed states (opaque bytes): the checkpoints at moves
                               0, K, 2K, ... and, last, the current state (see
                               `redis_scripts`); undo replays fewer than K moves
-    game:{<id>}:moves  list   the moves applied since the deal, in notation
-    game:{<id>}:redo   list   undone moves, the next one to redo first
+    game:{<id>}:moves  list   the changes applied since the deal: each the notation of a
+                              move, or of several joined by "," (a move and the safe
+                              moves played with it, or an autoplay), undone as one
+    game:{<id>}:redo   list   undone changes, the next one to redo first
     game:{<id>}:idem   hash   Idempotency-Key -> the first answer given for it
     game:{<id>}:idemq  list   those keys, oldest first: a game keeps the answers of its
                               last MAX_STORED_ANSWERS keyed requests, so that a client
@@ -167,6 +171,10 @@ class Loaded:
     open_deal: str = ""
     # undo: whether the game is over now, and what is known of its deal
     ending: DealEnding | None = None
+    # a search proved the game lost at this version (a hint answered `lost`)
+    proven_lost: bool = False
+    # the game plays every safe move to a foundation after each move
+    autoplay: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,10 +268,14 @@ class GameStore:
         self.sharded = isinstance(redis, RedisCluster)
         self._publish = b"SPUBLISH" if self.sharded else b"PUBLISH"
         self._touch = script(redis_scripts.TOUCH)
+        self._remember_lost = script(redis_scripts.REMEMBER_LOST)
+        self._set_settings = script(redis_scripts.SET_SETTINGS)
         self._commits = {
             "move": script(redis_scripts.COMMIT_MOVE),
             "undo": script(redis_scripts.COMMIT_UNDO),
             "redo": script(redis_scripts.COMMIT_REDO),
+            # the safe moves, one history entry like a move
+            "autoplay": script(redis_scripts.COMMIT_MOVE),
         }
 
     async def aclose(self) -> None:
@@ -312,6 +324,7 @@ class GameStore:
         deal: str,
         deal_secret: bool,
         status: str,
+        autoplay: bool = False,
         record: bytes = b"",
         record_ttl_seconds: int = 0,
     ) -> Created:
@@ -336,6 +349,8 @@ class GameStore:
             int(time.time()),
             "every",
             CHECKPOINT_EVERY,
+            "autoplay",
+            "1" if autoplay else "0",
         ]
         args = [self._ttl_ms, state, record, record_ttl_seconds * 1000, *fields]
         keys = [*script_keys(game_id), create_record_key(game_id)]
@@ -358,14 +373,22 @@ class GameStore:
         reply = await self._run(self._load_state, game_id, [self._ttl_ms, idempotency_key.encode()])
         if reply is None:
             return None
-        state, version, token, answer, open_deal = reply
-        return Loaded(state, int(version), token, _answer(answer), open_deal=_text(open_deal))
+        state, version, token, answer, open_deal, lost, autoplay = reply
+        return Loaded(
+            state,
+            int(version),
+            token,
+            _answer(answer),
+            open_deal=_text(open_deal),
+            proven_lost=lost is not None and lost == version,
+            autoplay=autoplay == b"1",
+        )
 
     async def load_for_undo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_undo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
-        checkpoint, version, token, answer, position, moves, ending = reply
+        checkpoint, version, token, answer, position, moves, ending, autoplay = reply
         status, secret, deal, open_deal = (_text(field) for field in ending)
         return Loaded(
             checkpoint or b"",
@@ -376,13 +399,14 @@ class GameStore:
             moves=moves,
             open_deal=open_deal,
             ending=DealEnding(status, secret == "1", deal),
+            autoplay=autoplay == b"1",
         )
 
     async def load_for_redo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
         reply = await self._run(self._load_redo, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
-        state, version, token, answer, next_redo, open_deal = reply
+        state, version, token, answer, next_redo, open_deal, autoplay = reply
         return Loaded(
             state,
             int(version),
@@ -390,6 +414,7 @@ class GameStore:
             _answer(answer),
             next_redo=next_redo,
             open_deal=_text(open_deal),
+            autoplay=autoplay == b"1",
         )
 
     async def load_history(self, game_id: str) -> HistoryRecord | None:
@@ -424,7 +449,7 @@ class GameStore:
         meta: Mapping[str, str] | None = None,
         event: tuple[str, bytes] = ("", b""),
     ) -> CommitResult:
-        """Compare-and-set for `operation` (move, undo or redo): applied only if the
+        """Compare-and-set for `operation` (move, undo, redo or autoplay): applied only if the
         game is still at `expected_version`, together with the idempotency record and
         the fields in `meta`, set in the game's meta hash (e.g. `deal`, `open`), and
         the `event` (kind, JSON body) published to the game's streams."""
@@ -450,6 +475,31 @@ class GameStore:
         if outcome == "idem":
             return CommitResult(outcome, answer=StoredAnswer.decode(reply[1]))
         return CommitResult(outcome)
+
+    async def set_settings(
+        self, game_id: str, *, expected_version: int, autoplay: bool, event_body: bytes
+    ) -> CommitResult:
+        """The game's settings as a new version, if it is still at `expected_version`;
+        its streams get a `settings` event with `event_body`."""
+        args = [
+            str(expected_version).encode(),
+            self._ttl_ms,
+            b"1" if autoplay else b"0",
+            event_body,
+            self._publish,
+        ]
+        written = await self._change(self._set_settings, game_id, args)
+        outcome = written.reply[0].decode()
+        if outcome == "ok":
+            self._confirmed(written, game_id)
+        version = int(written.reply[1]) if outcome in ("ok", "stale") else 0
+        return CommitResult(outcome, version=version)
+
+    async def remember_lost(self, game_id: str, version: int) -> bool:
+        """Keeps that a search proved the game lost at `version`, while it is still
+        there; False when the game moved on (or is gone) meanwhile."""
+        written = await self._change(self._remember_lost, game_id, [str(version).encode()])
+        return bool(written.reply)
 
     async def confirm_replicated(self, game_id: str) -> None:
         """With `wait`: returns once the replicas have every change made to the game

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from patience_engine.client import GameReply
-from solitaire.v1 import game_pb2
+from solitaire.v1 import engine_pb2, game_pb2
 
 # Indexed by the protobuf enum numbers; index 0 (UNSPECIFIED) never comes from the engine.
 _STATUS = ("unspecified", "playing", "won", "stuck")
@@ -21,12 +21,25 @@ _PILE_KIND = ("unspecified", "tableau", "reserve", "foundation", "stock", "waste
 _MOVE_KIND = ("unspecified", "transfer", "deal", "redeal", "withdraw")
 _LAYOUT = ("unspecified", "fan", "column", "cell", "stack")
 _DIRECTION = (None, "up", "down")
+# Outlook by enum number; index 0 (an engine that does not fill the field in) is read
+# from the status instead (`outlook_name`).
+_OUTLOOK = ("", "open", "won", "stuck", "cycling", "lost")
+_HINT_KIND = ("none", "winning", "best-effort", "lost", "none")
+_VERDICT = ("unknown", "won", "lost", "unknown")
 
 OVER = frozenset({"won", "stuck"})
 
 
 def status_name(status: int) -> str:
     return _STATUS[status]
+
+
+def outlook_name(view: game_pb2.PlayerView, proven_lost: bool = False) -> str:
+    """The view's outlook; `proven_lost`: a search proved this version lost, which the
+    engine cannot know (it keeps nothing between calls). A game over, or cycling, says so
+    rather than `lost`: that is the more telling answer."""
+    name = _OUTLOOK[view.outlook] or ("open" if view.status == 1 else _STATUS[view.status])
+    return "lost" if proven_lost and name == "open" else name
 
 
 def move_json(move: game_pb2.Move) -> dict[str, Any]:
@@ -45,11 +58,18 @@ def moves_json(moves: Iterable[game_pb2.Move]) -> list[dict[str, Any]]:
 
 
 def game_json(
-    game_id: str, version: int, view: game_pb2.PlayerView, open_deal: str = ""
+    game_id: str,
+    version: int,
+    view: game_pb2.PlayerView,
+    open_deal: str = "",
+    *,
+    proven_lost: bool = False,
+    autoplay: bool = False,
 ) -> dict[str, Any]:
     """The game's JSON. `open_deal`: the number of a random deal whose end was taken
     back, which the view keeps showing from then on (the engine's view would hide it
-    again while the game is played)."""
+    again while the game is played). `proven_lost`: a hint proved this version lost.
+    `autoplay`: the game's setting (the store keeps it, not the state)."""
     counters = view.counters
     return {
         "id": game_id,
@@ -78,15 +98,56 @@ def game_json(
         # Notation only: a client sends these back as they are, and the structured
         # form (GET .../legal-moves) would triple the size and the cost of every answer.
         "legal_moves": [move.notation for move in view.legal_moves],
+        "outlook": outlook_name(view, proven_lost),
+        "autoplay": autoplay,
+    }
+
+
+def hint_json(game_id: str, version: int, hint: engine_pb2.HintResponse) -> dict[str, Any]:
+    kind = _HINT_KIND[hint.kind]
+    has_move = kind in ("winning", "best-effort") and hint.HasField("move")
+    return {
+        "id": game_id,
+        "version": version,
+        "kind": kind,
+        "move": move_json(hint.move) if has_move else None,
+        "verdict": _VERDICT[hint.verdict],
+        "positions": hint.positions,
+        "milliseconds": hint.milliseconds,
     }
 
 
 def move_result_json(
-    game_id: str, version: int, reply: GameReply, open_deal: str = ""
+    game_id: str, version: int, reply: GameReply, open_deal: str = "", *, autoplay: bool = False
 ) -> dict[str, Any]:
-    body = game_json(game_id, version, reply.view, open_deal)
-    body["move"] = move_json(reply.applied[-1])
-    body["events"] = [
+    """A move's answer: the move, then the safe moves played with it (the game's autoplay
+    setting; a redo plays a change again as it was first made)."""
+    body = game_json(game_id, version, reply.view, open_deal, autoplay=autoplay)
+    body["move"] = move_json(reply.applied[0])
+    body["autoplayed"] = moves_json(reply.applied[1:])
+    body["events"] = events_json(reply.events)
+    return body
+
+
+def autoplay_json(
+    game_id: str,
+    version: int,
+    reply: engine_pb2.AutoplayResponse,
+    open_deal: str = "",
+    *,
+    proven_lost: bool = False,
+    autoplay: bool = False,
+) -> dict[str, Any]:
+    body = game_json(
+        game_id, version, reply.view, open_deal, proven_lost=proven_lost, autoplay=autoplay
+    )
+    body["moves"] = moves_json(reply.applied)
+    body["events"] = events_json(reply.events)
+    return body
+
+
+def events_json(events: Iterable[game_pb2.CardMoved]) -> list[dict[str, Any]]:
+    return [
         {
             "card": e.card,
             "source": e.source,
@@ -94,9 +155,8 @@ def move_result_json(
             "target": e.target,
             "target_index": e.target_index,
         }
-        for e in reply.events
+        for e in events
     ]
-    return body
 
 
 def variant_summary_json(variant: game_pb2.Variant) -> dict[str, Any]:

@@ -194,6 +194,29 @@ async def redo(request: Request, game_id: GameId) -> Response:
     return await _take_history_step(request, game_id, _service(request).redo)
 
 
+@router.post(
+    "/{game_id}/autoplay",
+    response_model=models.AutoplayResult,
+    summary="Play every card that can safely go to a foundation",
+    description="The safe moves (no winning line is lost by playing them, and they use "
+    "nothing the player cannot see), in order, as one change: one new version, one entry "
+    "in the history (undo takes them all back, redo plays them again), one `autoplay` "
+    "event on the game's stream. With no safe move the game is answered as it is: 200, "
+    "`moves` empty, the same version and ETag, nothing stored.",
+    responses={
+        200: ok(
+            "The safe moves played (or none); the view.",
+            ETag=ETAG_HEADER,
+            **{"Idempotent-Replayed": REPLAYED_HEADER},
+        ),
+        **problems(400, 401, 403, 404, 409, 412, 422, 503),
+    },
+    openapi_extra=_owned(_IF_MATCH, _IDEMPOTENCY_KEY),
+)
+async def autoplay(request: Request, game_id: GameId) -> Response:
+    return await _take_history_step(request, game_id, _service(request).autoplay)
+
+
 @router.get(
     "/{game_id}",
     response_model=models.Game,
@@ -221,6 +244,25 @@ async def get_game(request: Request, game_id: GameId) -> Response:
 )
 async def legal_moves(request: Request, game_id: GameId) -> Response:
     return _send(await _service(request).legal_moves(game_id, _token(request)))
+
+
+@router.get(
+    "/{game_id}/hint",
+    response_model=models.Hint,
+    summary="The move to play next, as the solver sees it",
+    description="A search of the game as it is now, within the engine's hint budget "
+    "(under a second). The search may look at the stock's order, but the answer is one "
+    "of the legal moves and never names a card the player cannot see. An answer of kind "
+    "`lost` is kept for this version: the view's `outlook` says `lost` until the game "
+    "changes (a move, undo, redo or autoplay).",
+    responses={
+        200: ok("The hint, for the version in its ETag.", ETag=ETAG_HEADER),
+        **problems(401, 403, 404, 409, 503),
+    },
+    openapi_extra=_owned(),
+)
+async def hint(request: Request, game_id: GameId) -> Response:
+    return _send(await _service(request).hint(game_id, _token(request)))
 
 
 @router.get(
@@ -254,6 +296,28 @@ async def history(request: Request, game_id: GameId) -> Response:
 async def create_game(request: Request, body: models.NewGameRequest) -> Response:
     game_id, reply = await _service(request).create(body, request.headers.get("idempotency-key"))
     reply.headers["Location"] = f"{router.prefix}/{game_id}"
+    return _send(reply)
+
+
+@router.patch(
+    "/{game_id}",
+    response_model=models.Game,
+    summary="Change the game's settings",
+    description="A JSON merge patch (RFC 7396; `application/merge-patch+json` or "
+    '`application/json`) of the game\'s settings: `{"autoplay": true}` plays every safe '
+    "move to a foundation after each move. A new version (the view shows the settings), "
+    "a `settings` event on the game's stream; the position and its history stay as they "
+    "are.",
+    responses={
+        200: ok("The settings were changed; the new view.", ETag=ETAG_HEADER),
+        **problems(400, 401, 403, 404, 409, 412, 422, 503),
+    },
+    openapi_extra=_owned(_IF_MATCH),
+)
+async def patch_game(request: Request, game_id: GameId, body: models.GamePatch) -> Response:
+    reply = await _service(request).patch(
+        game_id, _token(request), body, request.headers.get("if-match")
+    )
     return _send(reply)
 
 

@@ -4,9 +4,9 @@ open them.
 `GET /v1/games/{id}/events?ticket=...` first sends where the game is (a `view` event
 with the whole view, or, with `Last-Event-ID`, the changes missed since that version
 when the game's recent events still hold them), then every change as it happens: one
-event per change, named after it (`move`, `undo`, `redo`), whose id is the game's new
-version and whose data is the body that the change's own answer had. `deleted` and
-`expired` end the stream. A comment line goes out every STREAM_HEARTBEAT_SECONDS.
+event per change, named after it (`move`, `undo`, `redo`, `autoplay`, `settings`), whose
+id is the game's new version and whose data is the body that the change's own answer
+had. `deleted` and `expired` end the stream. A comment line goes out every STREAM_HEARTBEAT_SECONDS.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ async def stream_ticket(request: Request, game_id: GameId) -> Response:
     responses={
         200: {
             "description": "`text/event-stream`: events `view`, `move`, `undo`, `redo`, "
-            "`deleted`, `expired`; each id is the game's version.",
+            "`autoplay`, `settings`, `deleted`, `expired`; each id is the game's version.",
             "content": {"text/event-stream": {}},
         },
         **problems(401, 403, 404),

@@ -6,7 +6,7 @@
 
 import { ApiError, api } from "./api.js";
 
-const CHANGES = ["view", "move", "undo", "redo"];
+const CHANGES = ["view", "move", "undo", "redo", "autoplay", "settings"];
 const ENDINGS = ["deleted", "expired"];
 const MAX_WAIT_MS = 15000;
 
