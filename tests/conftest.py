@@ -63,6 +63,9 @@ def pytest_configure(config: pytest.Config) -> None:
         # Inherited by xdist's workers and by every process the tests start.
         os.environ["TMPDIR"] = str(scratch.path)
         tempfile.tempdir = None  # forget the folder tempfile may have chosen already
+        # Gateways the tests start keep no pools of winnable deals (background searches)
+        # unless a test asks for them.
+        os.environ.setdefault("WINNABLE_POOL_SIZE", "0")
 
     # Hypothesis: thorough in CI, quick while editing.
     from hypothesis import HealthCheck, settings

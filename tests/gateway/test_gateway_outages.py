@@ -89,10 +89,10 @@ async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
 
             engine.stop()
             assert_unavailable(await gateway.move(game, notation), "engine-unavailable")
-            assert_unavailable(
-                await gateway.http.post("/v1/games", json={"variant": "bisley"}),
-                "engine-unavailable",
-            )
+            for body in ({"variant": "bisley"}, {"variant": "bisley", "winnable": True}):
+                assert_unavailable(
+                    await gateway.http.post("/v1/games", json=body), "engine-unavailable"
+                )
             assert_unavailable(await gateway.http.get("/v1/variants"), "engine-unavailable")
             assert_unavailable(
                 await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),

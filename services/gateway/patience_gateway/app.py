@@ -3,6 +3,8 @@ live as long as the app (one Redis pool, a few gRPC channels)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -33,6 +35,7 @@ from patience_gateway.service import GameService
 from patience_gateway.settings import Settings
 from patience_gateway.stop_signals import call_on_stop_signal
 from patience_gateway.store import GameStore
+from patience_gateway.winnable import PoolRefill, WinnableDeals, WinnableSettings
 
 log = logging.getLogger("patience_gateway")
 
@@ -79,17 +82,37 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
             settings.redis_timeout_seconds,
             wait=replica_wait(settings),
         )
+        winnable = WinnableDeals(
+            engine,
+            redis,
+            WinnableSettings(
+                settings.winnable_pool_size,
+                settings.winnable_search_seconds,
+                settings.winnable_solve_milliseconds,
+                settings.winnable_solve_positions,
+            ),
+            retry_after=settings.retry_after_seconds,
+        )
         app.state.service = GameService(
             engine,
             store,
             retry_after=settings.retry_after_seconds,
             on_move_applied=metrics.move_applied,
+            winnable=winnable,
         )
         app.state.events = events = EventHub(redis)
         restore_signals = call_on_stop_signal(events.end_streams) if served else None
+        # Every served process runs a refill; the Redis lock lets one of them work.
+        refill = None
+        if served and settings.winnable_pool_size > 0:
+            refill = asyncio.create_task(PoolRefill(winnable, engine).run())
         try:
             yield
         finally:
+            if refill is not None:
+                refill.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await refill
             if restore_signals is not None:
                 restore_signals()
             await events.aclose()  # ends this process's event streams

@@ -39,6 +39,7 @@ from patience_gateway.security import (
     token_digest,
 )
 from patience_gateway.store import DealEnding, GameStore, Loaded, StoredAnswer, StreamStart
+from patience_gateway.winnable import WinnableDeals
 
 log = logging.getLogger("patience_gateway")
 
@@ -157,9 +158,11 @@ class GameService:
         *,
         retry_after: int,
         on_move_applied: Callable[[str], None] = lambda variant: None,
+        winnable: WinnableDeals | None = None,
     ) -> None:
         self.engine = engine
         self.store = store
+        self.winnable = winnable
         self.retry_after = retry_after
         self.on_move_applied = on_move_applied
         self.replay_batch = ENGINE_BATCH_LIMIT
@@ -215,10 +218,15 @@ class GameService:
         once = CreateOnce.of(key, create_fingerprint(request, deal)) if key else None
         if once is not None and (record := await self.store.create_record(once.game_id)):
             return once.game_id, await self._created_again(once, record)
-        try:
-            reply = await self.engine.new_game(request.variant, deal=deal, options=request.options)
-        except EngineError as error:
-            raise self._engine_problem(error) from None
+        if request.winnable:
+            reply = await self._winnable_deal(request, deal)
+        else:
+            try:
+                reply = await self.engine.new_game(
+                    request.variant, deal=deal, options=request.options
+                )
+            except EngineError as error:
+                raise self._engine_problem(error) from None
         # The state is opaque (encrypted when the engine has a key): what the store keeps
         # beside it comes from the view, and a deal the client did not choose is secret.
         token = new_token()
@@ -250,6 +258,19 @@ class GameService:
                 "idempotency-key-reused",
                 "this Idempotency-Key created a game earlier; its answer is no longer kept",
             )
+
+    async def _winnable_deal(
+        self, request: NewGameRequest, deal: str | None
+    ) -> engine_pb2.NewGameResponse:
+        if deal is not None:
+            raise ProblemError("winnable-with-deal", "winnable deals are random: leave out `deal`")
+        if self.winnable is None:  # a service made without one (tools): search here
+            raise ProblemError(
+                "no-winnable-deal",
+                "this gateway does not deal winnable games",
+                headers={"Retry-After": str(self.retry_after)},
+            )
+        return await self.winnable.deal(request.variant, request.options)
 
     async def _created_again(self, once: CreateOnce, record: bytes) -> Reply:
         """The first answer to a create with this key, or idempotency-key-reused."""

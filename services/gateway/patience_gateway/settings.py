@@ -22,6 +22,12 @@ def default_engine_channels() -> int:
     return max(4, 2 * (os.cpu_count() or 1))
 
 
+# Winnable deals kept ready per variant (and options) by a running gateway. Settings made
+# in code (tests, tools) keep none unless they ask: the pools are filled by background
+# searches, which a test run on a shared machine should not pay for.
+DEFAULT_WINNABLE_POOL_SIZE = 8
+
+
 class SettingsError(ValueError):
     """An environment variable holds a value the gateway cannot use."""
 
@@ -108,6 +114,15 @@ class Settings:
     # Seconds between the comment lines an idle event stream sends (keeps proxies from
     # closing it, and tells the client it is still connected).
     stream_heartbeat_seconds: int = 15
+    # Winnable deals (`winnable`): proven deals kept ready per variant and options (0: no
+    # pools, and no background searches; `from_env` keeps DEFAULT_WINNABLE_POOL_SIZE),
+    # the time a create may search when its pool is empty, and the budget of each deal
+    # tried.
+    winnable_pool_size: int = 0
+    winnable_search_seconds: int = 10
+    winnable_solve_milliseconds: int = 1000
+    # positions each deal may search (0: the engine's default)
+    winnable_solve_positions: int = 0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -143,5 +158,17 @@ class Settings:
             max_connections=_positive_int(env, "GATEWAY_MAX_CONNECTIONS", defaults.max_connections),
             stream_heartbeat_seconds=_positive_int(
                 env, "STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds
+            ),
+            winnable_pool_size=_positive_int(
+                env, "WINNABLE_POOL_SIZE", DEFAULT_WINNABLE_POOL_SIZE, minimum=0
+            ),
+            winnable_search_seconds=_int_in(
+                env, "WINNABLE_SEARCH_SECONDS", defaults.winnable_search_seconds, 1, 60
+            ),
+            winnable_solve_milliseconds=_int_in(
+                env, "WINNABLE_SOLVE_MILLISECONDS", defaults.winnable_solve_milliseconds, 10, 60000
+            ),
+            winnable_solve_positions=_positive_int(
+                env, "WINNABLE_SOLVE_POSITIONS", defaults.winnable_solve_positions, minimum=0
             ),
         )
