@@ -104,7 +104,7 @@ class WinnableDeals:
         if self.settings.pool_size == 0:
             return None
         try:
-            while (raw := await self.redis.rpop(pool_key(name))) is not None:
+            while isinstance(raw := await self.redis.rpop(pool_key(name)), bytes):
                 try:
                     state = game_pb2.SealedState.FromString(raw)
                     view = await self.engine.player_view(state)
