@@ -220,3 +220,44 @@ async def test_withdrawals_are_buttons_while_they_are_legal(tabs: Tabs) -> None:
     left = [m for m in (await page.view())["legal_moves"] if m.startswith("withdraw")]
     await expect(buttons).to_have_count(len(left))
     assert "withdraw t2" not in left
+
+
+async def test_hint_marks_the_move_and_autoplay_plays_the_safe_cards(tabs: Tabs) -> None:
+    """Bisley deal 0: won, with seven safe moves at the deal; deal 9: proven lost."""
+    page = await tabs.open()
+    await page.new_game("bisley", 0)
+    await page.page.locator("#hint").click()
+    await expect(page.table).to_have_attribute("data-hint", "t4-f1")
+    await expect(page.pile("t4")).to_have_class(re.compile(r"\bsource\b"))
+    await expect(page.pile("f1")).to_have_class(re.compile(r"\btarget\b"))
+    await expect(page.message()).to_contain_text("Hint: t4 to f1 (it wins)")
+    assert await page.version() == 1  # a hint changes nothing
+
+    await page.page.locator("#autoplay").click()
+    await page.wait_version(2)
+    view = await page.view()
+    assert view["counters"]["foundation_cards"] == 4 + 7  # the aces and the seven
+    await page.page.locator("#autoplay").click()  # nothing more is safe
+    await expect(page.message()).to_contain_text("No card can safely go to a foundation")
+    await page.undo()
+    assert (await page.view())["counters"]["foundation_cards"] == 4
+
+    # after each move: the toggle is the game's setting
+    toggle = page.page.locator("#autoplay-each")
+    await toggle.check()
+    await page.wait_version(4)
+    assert (await page.view())["autoplay"] is True
+    move = next(m for m in (await page.view())["legal_moves"] if "-f" not in m)
+    await page.click_move(move)
+    assert (await page.view())["counters"]["foundation_cards"] > 4
+
+
+async def test_a_game_that_can_no_longer_be_won_says_so(tabs: Tabs) -> None:
+    page = await tabs.open()
+    await page.new_game("bisley", 9)
+    outlook = page.page.locator("#outlook")
+    await expect(outlook).to_be_hidden()
+    await page.page.locator("#hint").click()
+    await expect(outlook).to_be_visible()
+    await expect(outlook).to_contain_text("can no longer be won")
+    await expect(page.message()).to_contain_text("No line of moves wins from here")

@@ -61,6 +61,11 @@ export const api = {
     call("POST", `/v1/games/${game.id}/undo`, { token: game.token, version }),
   redo: (game, version) =>
     call("POST", `/v1/games/${game.id}/redo`, { token: game.token, version }),
+  hint: (game) => call("GET", `/v1/games/${game.id}/hint`, { token: game.token }),
+  autoplay: (game, version) =>
+    call("POST", `/v1/games/${game.id}/autoplay`, { token: game.token, version }),
+  settings: (game, settings, version) =>
+    call("PATCH", `/v1/games/${game.id}`, { token: game.token, version, body: settings }),
   streamTicket: (game) =>
     call("POST", `/v1/games/${game.id}/stream-tickets`, { token: game.token }),
 };

@@ -66,6 +66,9 @@ class Player {
     $("redo").addEventListener("click", () => this.historyStep("redo"));
     $("deal-card").addEventListener("click", () => this.play("deal"));
     $("redeal").addEventListener("click", () => this.play("redeal"));
+    $("hint").addEventListener("click", () => this.hint());
+    $("autoplay").addEventListener("click", () => this.autoplay());
+    $("autoplay-each").addEventListener("change", (event) => this.autoplayEach(event.target.checked));
     $("outcome-new").addEventListener("click", () => $("variant").focus());
     document.addEventListener("keydown", (event) => this.onKey(event));
     window.addEventListener("hashchange", () => this.openFromAddress());
@@ -144,7 +147,7 @@ class Player {
   // once when another did; only a newer version is shown, and counted once.
   apply(kind, view) {
     if (!this.view || view.version <= this.view.version) return;
-    if (kind === "move") this.redoable = 0;
+    if (kind === "move" || kind === "autoplay") this.redoable = 0;
     if (kind === "undo") this.redoable += 1;
     if (kind === "redo") this.redoable -= 1;
     this.show(view, view.events || []);
@@ -159,6 +162,7 @@ class Player {
     this.table.clearMarks();
     $("table").dataset.version = String(view.version);
     $("table").dataset.status = view.status;
+    delete $("table").dataset.hint;
     this.refreshButtons();
     this.refreshStatus();
   }
@@ -176,6 +180,15 @@ class Player {
     if (c.redeals_left) parts.push(`${c.redeals_left} redeal${c.redeals_left === 1 ? "" : "s"} left`);
     if (view.piles.some((p) => p.kind === "stock")) parts.push(`${c.stock_size} in the stock`);
     $("status").textContent = parts.join(" · ");
+    // cycling: only moves that go round in circles are left; lost: a hint proved it
+    const hopeless = view.status === "playing" && (view.outlook === "cycling" || view.outlook === "lost");
+    $("outlook").hidden = !hopeless;
+    $("outlook").dataset.outlook = view.outlook;
+    $("outlook").textContent = !hopeless
+      ? ""
+      : view.outlook === "cycling"
+        ? "This game can no longer be won: the moves left only go round in circles. Undo, or start a new game."
+        : "This game can no longer be won: no line of moves wins from here. Undo, or start a new game.";
     const outcome = $("outcome");
     outcome.hidden = view.status === "playing";
     outcome.dataset.status = view.status;
@@ -193,6 +206,11 @@ class Player {
     $("undo").disabled = !view || view.counters.moves_made === 0;
     $("outcome-undo").disabled = $("undo").disabled;
     $("redo").disabled = !view || this.redoable <= 0;
+    const playing = Boolean(view) && view.status === "playing";
+    $("hint").disabled = !playing;
+    $("autoplay").disabled = !playing;
+    $("autoplay-each").disabled = !view;
+    $("autoplay-each").checked = Boolean(view && view.autoplay);
     $("deal-card").hidden = !has("deal");
     $("redeal").hidden = !has("redeal");
     const withdrawals = $("withdrawals");
@@ -298,6 +316,10 @@ class Player {
       this.historyStep("undo");
     } else if (key.toLowerCase() === "r") {
       this.historyStep("redo");
+    } else if (key.toLowerCase() === "h") {
+      this.hint();
+    } else if (key.toLowerCase() === "a") {
+      this.autoplay();
     } else if (key.toLowerCase() === "d" && this.moves.some((m) => m.kind === "deal")) {
       this.play("deal");
     }
@@ -341,6 +363,52 @@ class Player {
       this.apply("move", await api.move(this.game, notation, this.view.version));
     });
     if (focused) this.table?.pile(focused)?.focus();
+  }
+
+  // The solver's move, marked on the table (its source and target) and said in words.
+  async hint() {
+    if (!this.view || this.busy || $("hint").disabled) return;
+    let words = "";
+    await this.run(async () => {
+      const hint = await api.hint(this.game);
+      if (!this.view || hint.version !== this.view.version) return;
+      if (hint.kind === "lost") {
+        const fresh = await api.view(this.game); // its outlook now says so
+        if (fresh.version >= this.view.version) this.show(fresh, []);
+        words = "No line of moves wins from here.";
+        return;
+      }
+      if (hint.kind === "none") {
+        words = "The game is over: there is nothing to hint.";
+        return;
+      }
+      const move = hint.move;
+      $("table").dataset.hint = move.notation;
+      if (move.kind === "transfer") this.table.mark(move.source, move.count, [move.target]);
+      const what = move.kind === "transfer" ? `${move.source} to ${move.target}` : move.notation;
+      const worth = hint.kind === "winning" ? "it wins" : "the search ran out of time: a good try";
+      words = `Hint: ${what} (${worth}).`;
+    });
+    if (words) this.say(words);
+  }
+
+  async autoplay() {
+    if (!this.view || this.busy || $("autoplay").disabled) return;
+    let words = "";
+    await this.run(async () => {
+      const played = await api.autoplay(this.game, this.view.version);
+      if (played.moves.length === 0) words = "No card can safely go to a foundation now.";
+      else this.apply("autoplay", played);
+    });
+    if (words) this.say(words);
+  }
+
+  async autoplayEach(on) {
+    if (!this.view || this.busy) return;
+    await this.run(async () => {
+      this.apply("settings", await api.settings(this.game, { autoplay: on }, this.view.version));
+    });
+    $("autoplay-each").checked = Boolean(this.view && this.view.autoplay);
   }
 
   async historyStep(step) {
@@ -404,7 +472,9 @@ class Player {
         : "This game expired and is no longer kept. Start a new one.",
     );
     this.view = null;
-    for (const id of ["undo", "redo", "outcome-undo"]) $(id).disabled = true;
+    for (const id of ["undo", "redo", "outcome-undo", "hint", "autoplay", "autoplay-each"]) {
+      $(id).disabled = true;
+    }
     for (const id of ["deal-card", "redeal"]) $(id).hidden = true;
     $("withdrawals").replaceChildren();
     this.table?.clearMarks();
