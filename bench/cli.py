@@ -98,8 +98,10 @@ def _rules(report: Report, settings: Settings) -> None:
 
 def _solver(report: Report, settings: Settings) -> None:
     from bench.solver_part import run_solver_part
+    from bench.solver_rpc_part import run_solver_rpc_part
 
     run_solver_part(report, settings)
+    run_solver_rpc_part(report, settings)
 
 
 def _engine(report: Report, settings: Settings) -> None:

@@ -93,14 +93,24 @@ def python_module(module: str, *args: str) -> list[str]:
     return [sys.executable, "-m", module, *args]
 
 
-def engine_process(*, workers: int, seal_key: str = "", port: int | None = None) -> EngineProcess:
-    return EngineProcess(workers=workers, seal_key=seal_key, port=port or free_port())
+def engine_process(
+    *,
+    workers: int,
+    seal_key: str = "",
+    port: int | None = None,
+    settings: Mapping[str, str] | None = None,
+) -> EngineProcess:
+    return EngineProcess(
+        workers=workers, seal_key=seal_key, port=port or free_port(), settings=settings
+    )
 
 
 class EngineProcess(ChildProcess):
     """The engine through its real entry point (`python -m patience_engine`)."""
 
-    def __init__(self, *, workers: int, seal_key: str, port: int) -> None:
+    def __init__(
+        self, *, workers: int, seal_key: str, port: int, settings: Mapping[str, str] | None = None
+    ) -> None:
         self.port = port
         self.workers = workers
         self.sealed = bool(seal_key)
@@ -109,6 +119,7 @@ class EngineProcess(ChildProcess):
             "ENGINE_WORKERS": str(workers),
             "ENGINE_SEAL_KEY": seal_key,
             "LOG_LEVEL": "warning",
+            **(settings or {}),
         }
         super().__init__(f"engine-w{workers}", python_module("patience_engine"), env)
 
