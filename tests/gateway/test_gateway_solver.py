@@ -8,11 +8,18 @@ it), deal 5 has no safe move at the deal.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
+import grpc
 import httpx
 import pytest
+import redis.asyncio as aioredis
+from patience_engine.client import EngineError
 from patience_gateway import models
+from patience_gateway.failures import search_problem
+from patience_gateway.store import GameEventEntry, events_key
+from redis.asyncio.cluster import RedisCluster
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem, view_without_identity
 
@@ -220,3 +227,25 @@ async def test_patch_rejections(gateway: Gateway) -> None:
     for body in ({"autoplay": "yes"}, {"autoplay": 1}, {"colour": "red"}, [True]):
         assert_problem(await _patch(gateway, game, body), 422, "malformed-body")
     assert (await gateway.view(game))["version"] == 1
+
+
+async def test_autoplay_and_settings_are_published_to_the_games_streams(
+    gateway: Gateway, redis: aioredis.Redis | RedisCluster
+) -> None:
+    game = await gateway.create("bisley", deal=WON_DEAL)
+    played = _ok(await _autoplay(gateway, game), models.AutoplayResult)
+    await _autoplay(gateway, game)  # nothing to play: nothing published
+    patched = _ok(await _patch(gateway, game, {"autoplay": True}), models.Game)
+    entries = [GameEventEntry.decode(e) for e in await redis.lrange(events_key(game.id), 0, -1)]
+    assert [(e.kind, e.version) for e in entries] == [("autoplay", 2), ("settings", 3)]
+    assert json.loads(entries[0].body) == played
+    assert json.loads(entries[1].body) == patched
+
+
+def test_a_full_search_queue_is_solver_busy() -> None:
+    busy = EngineError(grpc.StatusCode.RESOURCE_EXHAUSTED, "SOLVER_BUSY", "queue full")
+    problem = search_problem(busy, retry_after=3)
+    assert (problem.kind.code, problem.status) == ("solver-busy", 503)
+    assert problem.headers == {"Retry-After": "3"}
+    refused = EngineError(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_STATE", "bad")
+    assert search_problem(refused, retry_after=3).kind.code == "internal"
