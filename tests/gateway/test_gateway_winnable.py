@@ -14,6 +14,7 @@ from patience_gateway.winnable import LOCK_KEY, POOLS_KEY, PoolRefill, pool_key,
 from redis.asyncio.cluster import RedisCluster
 from solitaire.v1 import engine_pb2, game_pb2
 
+from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import Gateway, assert_problem, running_gateway
 
 pytestmark = pytest.mark.both_stores  # a single Redis server and a Redis Cluster
@@ -71,17 +72,26 @@ async def test_winnable_refusals_of_the_engine_come_through(gateway: Gateway) ->
 
 
 async def test_no_winnable_deal_in_time_is_503(settings: Settings) -> None:
-    # one position a deal: no search can prove a deal of Napoleon at St Helena (its
-    # safe moves alone never win from the deal), so the time runs out
-    starved = dataclasses.replace(
-        settings, winnable_search_seconds=1, winnable_solve_positions=1, winnable_pool_size=0
-    )
-    async with running_gateway(starved) as gateway:
-        response = await gateway.http.post(
-            "/v1/games", json={"variant": "napoleon-at-st-helena", "winnable": True}
+    # One position a deal: no search can prove a deal of Napoleon at St Helena (its safe
+    # moves alone never win from the deal), so the time runs out. An engine of its own,
+    # whose search processes no other test keeps busy (that would be solver-busy).
+    engine = EngineThread().start()
+    try:
+        starved = dataclasses.replace(
+            settings,
+            engine_addr=engine.target,
+            winnable_search_seconds=1,
+            winnable_solve_positions=1,
+            winnable_pool_size=0,
         )
-        assert_problem(response, 503, "no-winnable-deal")
-        assert int(response.headers["retry-after"]) >= 1
+        async with running_gateway(starved) as gateway:
+            response = await gateway.http.post(
+                "/v1/games", json={"variant": "napoleon-at-st-helena", "winnable": True}
+            )
+            assert_problem(response, 503, "no-winnable-deal")
+            assert int(response.headers["retry-after"]) >= 1
+    finally:
+        engine.stop()
 
 
 async def test_a_create_takes_a_deal_from_the_pool(pooled: Gateway, redis: Store) -> None:

@@ -140,7 +140,9 @@ class WinnableDeals:
                     game.state,
                     max_positions=self.settings.solve_positions,
                     max_milliseconds=budget,
-                    timeout=left + 1.0,
+                    # the budget caps the search; the deadline only guards against an
+                    # engine that does not answer, as on any other call
+                    timeout=budget / 1000 + self.engine.timeout,
                 )
             except EngineError as error:
                 problem = search_problem(error, self.retry_after)
