@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -136,6 +136,17 @@ def fingerprint(operation: str, request: MoveRequest | None) -> str:
     return hashlib.sha256(f"{operation}\n{canonical}".encode()).hexdigest()[:32]
 
 
+@dataclass(frozen=True)
+class _Begun:
+    """A change's start: the loaded game, its Idempotency-Key and the request's
+    fingerprint, or the stored answer to give again."""
+
+    loaded: Loaded
+    key: str
+    fingerprint: str
+    replayed: Reply | None
+
+
 def _engine_move(request: MoveRequest) -> str | game_pb2.Move:
     """The engine's move for a request: its notation, or a Move message."""
     body = request.root
@@ -205,6 +216,29 @@ class GameService:
             )
         await self.store.confirm_replicated(game_id)
         return _stored_reply(answer)
+
+    async def _begin(
+        self,
+        operation: str,
+        game_id: str,
+        token: str,
+        if_match: str | None,
+        idempotency_key: str | None,
+        load: Callable[[str, str], Awaitable[Loaded | None]],
+        request: MoveRequest | None = None,
+    ) -> _Begun:
+        """What every change of a game starts with: the Idempotency-Key and If-Match
+        checked, the game loaded for its owner, then either the answer stored for a key
+        used before, or the version matched against If-Match."""
+        key = check_idempotency_key(idempotency_key)
+        check_tags(if_match, "If-Match")
+        self._known_id(game_id)
+        loaded = self._authorised(game_id, await load(game_id, key), token)
+        print_ = fingerprint(operation, request) if key else ""
+        replayed = await self._replayed(game_id, loaded.answer, print_)
+        if replayed is None:
+            require_match(if_match, loaded.version)
+        return _Begun(loaded, key, print_, replayed)
 
     # ------------------------------------------------------------------ operations
 
@@ -340,14 +374,12 @@ class GameService:
         if_match: str | None,
         idempotency_key: str | None,
     ) -> Reply:
-        key = check_idempotency_key(idempotency_key)
-        check_tags(if_match, "If-Match")
-        self._known_id(game_id)
-        loaded = self._authorised(game_id, await self.store.load(game_id, key), token)
-        print_ = fingerprint("move", request) if key else ""
-        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
-            return replayed
-        require_match(if_match, loaded.version)
+        begun = await self._begin(
+            "move", game_id, token, if_match, idempotency_key, self.store.load, request
+        )
+        if begun.replayed is not None:
+            return begun.replayed
+        loaded, key, print_ = begun.loaded, begun.key, begun.fingerprint
         move = _engine_move(request)
         try:
             reply: GameReply = await self.engine.apply_move(
@@ -398,14 +430,12 @@ class GameService:
     ) -> Reply:
         """Every card that can safely go to a foundation, as one change; with none, the
         game as it is (200, the same version, nothing stored or published)."""
-        key = check_idempotency_key(idempotency_key)
-        check_tags(if_match, "If-Match")
-        self._known_id(game_id)
-        loaded = self._authorised(game_id, await self.store.load(game_id, key), token)
-        print_ = fingerprint("autoplay", None) if key else ""
-        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
-            return replayed
-        require_match(if_match, loaded.version)
+        begun = await self._begin(
+            "autoplay", game_id, token, if_match, idempotency_key, self.store.load
+        )
+        if begun.replayed is not None:
+            return begun.replayed
+        loaded, key, print_ = begun.loaded, begun.key, begun.fingerprint
         try:
             reply = await self.engine.autoplay(game_pb2.SealedState.FromString(loaded.state))
         except EngineError as error:
@@ -438,14 +468,12 @@ class GameService:
     async def undo(
         self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
     ) -> Reply:
-        key = check_idempotency_key(idempotency_key)
-        check_tags(if_match, "If-Match")
-        self._known_id(game_id)
-        loaded = self._authorised(game_id, await self.store.load_for_undo(game_id, key), token)
-        print_ = fingerprint("undo", None) if key else ""
-        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
-            return replayed
-        require_match(if_match, loaded.version)
+        begun = await self._begin(
+            "undo", game_id, token, if_match, idempotency_key, self.store.load_for_undo
+        )
+        if begun.replayed is not None:
+            return begun.replayed
+        loaded, key, print_ = begun.loaded, begun.key, begun.fingerprint
         if loaded.position == 0:
             raise ProblemError("nothing-to-undo", "the game is at its deal")
         # Replaying from a stored state keeps the hidden stock exactly as it was dealt;
@@ -482,14 +510,12 @@ class GameService:
     async def redo(
         self, game_id: str, token: str, if_match: str | None, idempotency_key: str | None
     ) -> Reply:
-        key = check_idempotency_key(idempotency_key)
-        check_tags(if_match, "If-Match")
-        self._known_id(game_id)
-        loaded = self._authorised(game_id, await self.store.load_for_redo(game_id, key), token)
-        print_ = fingerprint("redo", None) if key else ""
-        if (replayed := await self._replayed(game_id, loaded.answer, print_)) is not None:
-            return replayed
-        require_match(if_match, loaded.version)
+        begun = await self._begin(
+            "redo", game_id, token, if_match, idempotency_key, self.store.load_for_redo
+        )
+        if begun.replayed is not None:
+            return begun.replayed
+        loaded, key, print_ = begun.loaded, begun.key, begun.fingerprint
         if loaded.next_redo is None:
             raise ProblemError("nothing-to-redo", "no undone move is waiting to be redone")
         try:
