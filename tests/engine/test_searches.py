@@ -11,6 +11,14 @@ import grpc
 import patience
 import pytest
 from patience_engine.client import EngineClient, EngineError
+from patience_engine.search_budgets import (
+    DEADLINE_MARGIN_SECONDS,
+    DEADLINE_MARGIN_SHARE,
+    HINT_LIMITS,
+    SOLVE_LIMITS,
+)
+from patience_engine.search_replies import answer
+from patience_engine.searches import SearchJob
 from patience_engine.server import EngineConfig
 from solitaire.v1 import engine_pb2, game_pb2
 
@@ -20,6 +28,8 @@ from tests.rules.conftest import position
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
 # A deal whose search runs for many seconds without a verdict.
 HARD = ("napoleon-at-st-helena", 5)
+# A budget that keeps a search on HARD running until it is cancelled.
+LONG_SEARCH = {"max_positions": SOLVE_LIMITS.max_positions, "max_milliseconds": 60_000}
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +50,10 @@ async def until(condition: Callable[[], bool], what: str) -> None:
     while not condition():
         assert time.monotonic() < give_up, f"still waiting for {what}"
         await asyncio.sleep(0.01)
+
+
+def _never() -> bool:
+    return False
 
 
 def searches_running(engine: EngineThread) -> int:
@@ -67,21 +81,57 @@ async def test_solve_proves_a_deal_lost(client: EngineClient) -> None:
 
 
 async def test_solve_budget_in_positions_gives_unknown(client: EngineClient) -> None:
+    """A minute of time and a deadline as long: only the positions can end the search."""
     game = await client.new_game(*HARD[:1], deal=HARD[1])
-    reply = await client.solve(game.state, max_positions=1000)
+    reply = await client.solve(game.state, max_positions=1000, max_milliseconds=60_000, timeout=60)
     assert reply.verdict == engine_pb2.VERDICT_UNKNOWN
     assert 1000 <= reply.positions < 1000 + 1024  # the search looks every 512 positions
 
 
+def test_the_search_time_is_cut_to_the_deadline_less_a_margin() -> None:
+    assert SOLVE_LIMITS.search_time(60.0, None) == 60.0  # no deadline
+    assert SOLVE_LIMITS.search_time(60.0, 10.0) == 10.0 - DEADLINE_MARGIN_SECONDS
+    assert SOLVE_LIMITS.search_time(60.0, 0.5) == pytest.approx(0.5 * (1 - DEADLINE_MARGIN_SHARE))
+    assert SOLVE_LIMITS.search_time(2.0, 10.0) == 2.0  # the budget ends first
+
+
+def test_a_search_reached_past_its_deadline_answers_without_searching() -> None:
+    """The clock is the job's: a search whose deadline has passed when its process takes
+    it up enters no position; a hint still gives a legal move, as best effort."""
+    state = patience.get_variant(HARD[0]).new_game(HARD[1])
+    data = unsealed(state).state
+    late = SearchJob("solve", data, positions=5_000_000, seconds=60.0, deadline=100.0)
+    solved = engine_pb2.SolveResponse.FromString(answer(late, _never, clock=lambda: 100.5))
+    assert (solved.verdict, solved.positions) == (engine_pb2.VERDICT_UNKNOWN, 0)
+    late_hint = SearchJob("hint", data, positions=2_000_000, seconds=5.0, deadline=100.0)
+    hinted = engine_pb2.HintResponse.FromString(answer(late_hint, _never, clock=lambda: 100.5))
+    assert (hinted.kind, hinted.positions) == (engine_pb2.HINT_KIND_BEST_EFFORT, 0)
+    assert hinted.move.notation in {str(move) for move in state.legal_moves()}
+
+
 async def test_the_deadline_caps_the_search(client: EngineClient) -> None:
-    """A search that would take minutes, under a one-second deadline, answers UNKNOWN
-    instead of failing the call with DEADLINE_EXCEEDED."""
+    """A search with the largest budget (millions of positions, a minute) under a deadline
+    of two seconds answers, before the deadline, UNKNOWN (a hint: best effort) with far
+    fewer positions than its budget: the deadline, not the budget, ended it. No duration
+    is asserted; the call returning at all, rather than failing with DEADLINE_EXCEEDED,
+    is what the deadline's margin is for."""
     game = await client.new_game(*HARD[:1], deal=HARD[1])
-    reply = await client.solve(game.state, max_milliseconds=60_000, timeout=1.0)
+    reply = await client.solve(
+        game.state,
+        max_positions=SOLVE_LIMITS.max_positions,
+        max_milliseconds=60_000,
+        timeout=2.0,
+    )
     assert reply.verdict == engine_pb2.VERDICT_UNKNOWN
-    assert reply.milliseconds < 1000
-    hint = await client.hint(game.state, max_milliseconds=60_000, timeout=1.0)
+    assert 0 < reply.positions < SOLVE_LIMITS.max_positions
+    hint = await client.hint(
+        game.state,
+        max_positions=HINT_LIMITS.max_positions,
+        max_milliseconds=60_000,
+        timeout=2.0,
+    )
     assert hint.kind == engine_pb2.HINT_KIND_BEST_EFFORT
+    assert 0 < hint.positions < HINT_LIMITS.max_positions
 
 
 @pytest.mark.parametrize("rpc", ["solve", "hint"])
@@ -155,7 +205,7 @@ async def test_hint_on_a_lost_deal_and_a_finished_game(client: EngineClient) -> 
 async def test_a_move_is_answered_while_a_search_runs(solo_engine: EngineThread) -> None:
     async with EngineClient(solo_engine.target, timeout=60) as client:
         game = await client.new_game(*HARD[:1], deal=HARD[1])
-        search = asyncio.create_task(client.solve(game.state, max_milliseconds=60_000))
+        search = asyncio.create_task(client.solve(game.state, **LONG_SEARCH))
         await until(lambda: searches_running(solo_engine) == 1, "the search to start")
         moved = await client.apply_move(game.state, game.view.legal_moves[0])
         assert moved.applied
@@ -169,7 +219,7 @@ async def test_busy_search_processes_refuse_and_a_cancelled_search_frees_one(
 ) -> None:
     async with EngineClient(solo_engine.target, timeout=60) as client:
         game = await client.new_game(*HARD[:1], deal=HARD[1])
-        search = asyncio.create_task(client.solve(game.state, max_milliseconds=60_000))
+        search = asyncio.create_task(client.solve(game.state, **LONG_SEARCH))
         await until(lambda: searches_running(solo_engine) == 1, "the search to start")
         busy = await expect_error(client.hint(game.state))
         assert (busy.code, busy.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "SOLVER_BUSY")

@@ -61,10 +61,18 @@ def solve_reply(
 def hint_reply(
     state: patience.State, positions: int, seconds: float, stopped: Callable[[], bool]
 ) -> bytes:
-    # With no time left the hint is still a legal move: a search of no positions gives
-    # the first legal move as best effort (or tells a game already over).
-    budget = Budget(nodes=positions if seconds > 0 else 0, seconds=max(seconds, 0.0))
-    found = hint(state, budget, stop=stopped)
+    legal = state.legal_moves()
+    if seconds <= 0 and legal:
+        # No time left: the hint is still a legal move, the first, as best effort,
+        # without a search (which would enter a few hundred positions before its first
+        # look at the clock).
+        reply = engine_pb2.HintResponse(
+            kind=engine_pb2.HINT_KIND_BEST_EFFORT, verdict=engine_pb2.VERDICT_UNKNOWN
+        )
+        reply.move.CopyFrom(move_message(legal[0]))
+        return reply.SerializeToString()
+    # A game already over is told without a search, whatever the budget.
+    found = hint(state, Budget(nodes=positions, seconds=max(seconds, 0.0)), stop=stopped)
     reply = engine_pb2.HintResponse(
         kind=HINT_KINDS[found.kind],
         verdict=VERDICTS[found.verdict],
