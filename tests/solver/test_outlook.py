@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import patience
@@ -12,6 +14,9 @@ from patience import Move, MoveKind, State
 from patience.solver import Budget, Outlook, Verdict, outlook, safe_foundation_moves, solve
 
 from tests.rules.conftest import VARIANT_IDS, position
+
+# The module, which the package's `outlook` function hides.
+outlook_module = importlib.import_module("patience.solver.outlook")
 
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
 # The House in the Wood, no redeal left: both fours of hearts lie under a king of hearts,
@@ -71,9 +76,50 @@ def test_progress_deeper_down_is_found() -> None:
     assert outlook(state) is Outlook.OPEN
 
 
-def test_past_the_limit_the_outlook_stays_open() -> None:
-    assert outlook(shuttle(), limit=2) is Outlook.CYCLING  # two positions, up to order
+@pytest.fixture
+def forgetful() -> Iterator[None]:
+    """The closed sets found before (by other tests in this process) are forgotten."""
+    outlook_module._listing_of.cache_clear()
+    yield
+    outlook_module._listing_of.cache_clear()
+
+
+def test_past_the_limit_the_outlook_stays_open(forgetful: None) -> None:
     assert outlook(shuttle(), limit=1) is Outlook.OPEN
+    assert outlook(shuttle(), limit=2) is Outlook.CYCLING  # two positions, up to order
+
+
+def test_a_closed_set_found_is_remembered(forgetful: None) -> None:
+    """Once a listing finds the set closed, each of its positions is told CYCLING without
+    a listing (a limit of one position would end any listing as OPEN)."""
+    state = shuttle()
+    assert outlook(state) is Outlook.CYCLING
+    after = state.apply(next(m for m in state.legal_moves() if str(m) == "t3-t4"))
+    assert outlook(after, limit=1) is Outlook.CYCLING
+    assert outlook(state, limit=1) is Outlook.CYCLING
+
+
+def test_a_remembered_set_holds_only_for_the_same_foundations(forgetful: None) -> None:
+    """The same piles over other foundations are another position: the memory does not
+    make it CYCLING. (No position of these games has the same piles over other
+    foundations, so the foundations are changed in the solver's position itself.)"""
+    state = shuttle()
+    assert outlook(state) is Outlook.CYCLING
+    listing = outlook_module._listing_of(state._rules)
+    start = listing.model.position(state)
+    assert listing.closes(start, limit=1)
+    lengths = bytearray(start[2])
+    lengths[4] -= 1  # the fifth foundation one card shorter: it wants the three of hearts
+    other = (start[0], start[1], bytes(lengths), *start[3:])
+    assert not listing.closes(other, limit=1)
+
+
+def test_the_memory_is_bounded(forgetful: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(outlook_module, "REMEMBERED", 1)
+    state = shuttle()
+    assert outlook(state) is Outlook.CYCLING  # two positions found, one kept
+    listing = outlook_module._listing_of(state._rules)
+    assert len(listing.cycling) == 1
 
 
 def _random_play(variant_id: str, rng: random.Random, games: int) -> list[State]:

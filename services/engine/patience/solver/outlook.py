@@ -17,7 +17,11 @@ So no position reachable from the state is won, and no line of play wins.
 
 It costs next to nothing in the common case: a position with a move to a foundation, a
 deal, a redeal or a withdraw among its legal moves (which the caller usually has at hand)
-is OPEN without any listing. The listing reads only cards the player sees (deals,
+is OPEN without any listing. Every position of a set found closed is CYCLING too (its
+reachable positions are in the set, which has no progress move), so each process
+remembers the positions of the closed sets it found (the last :data:`REMEMBERED`): a game
+that goes on shuttling after its first CYCLING is told so again by one look-up, not a
+listing per move. The listing reads only cards the player sees (deals,
 redeals and withdraws end it), so a view that shows CYCLING reveals nothing hidden.
 """
 
@@ -35,6 +39,8 @@ from .model import TRANSFER, Model, Position
 # Positions listed at most before answering OPEN. Cycling positions of these games close
 # within a few dozen positions; a larger set is almost always one with progress further on.
 CYCLE_LIMIT = 300
+# Positions of closed sets remembered per variant; older ones are forgotten first.
+REMEMBERED = 4096
 
 
 class Outlook(enum.Enum):
@@ -57,35 +63,63 @@ def outlook(
     for move in legal_moves:
         if move.kind is not MoveKind.TRANSFER or move.target[0] == "f":
             return Outlook.OPEN
-    model = _model_of(state._rules)
-    return Outlook.CYCLING if _closes(model, model.position(state), limit) else Outlook.OPEN
+    listing = _listing_of(state._rules)
+    return Outlook.CYCLING if listing.closes(listing.model.position(state), limit) else Outlook.OPEN
 
 
 @functools.cache
-def _model_of(rules: RuleSet) -> Model:
+def _listing_of(rules: RuleSet) -> _Listing:
     # The deal only matters to redeals that shuffle, which the listing never makes.
-    return Model(rules)
+    return _Listing(Model(rules))
 
 
-def _closes(model: Model, start: Position, limit: int) -> bool:
-    """Whether the positions reachable from ``start`` are at most ``limit`` and none has
-    a move other than a transfer between the tableau, the cells and the waste."""
-    found_base = model.found_base
-    seen = {_key(start)}
-    frontier = [start]
-    while frontier:
-        pos = frontier.pop()
-        for move in model.legal_moves(pos):
-            if move[0] != TRANSFER or move[2] >= found_base:
-                return False
-            child = model.apply(pos, move)
-            key = _key(child)
-            if key not in seen:
-                if len(seen) >= limit:
+# A position as remembered across listings: its key within a listing (`_key`) with the
+# foundations, stock, redeals left and draws, which a listing never changes.
+_Remembered = tuple[object, ...]
+
+
+class _Listing:
+    """The listing for one variant (with its options), and the positions of the closed
+    sets it found, most recent last."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.cycling: dict[_Remembered, None] = {}
+
+    def closes(self, start: Position, limit: int) -> bool:
+        """Whether the positions reachable from ``start`` are at most ``limit`` and none
+        has a move other than a transfer between the tableau, the cells and the waste."""
+        fixed = (start[2], start[3], start[5], start[6])
+        start_key = _key(start)
+        if (start_key, *fixed) in self.cycling:
+            return True
+        model = self.model
+        found_base = model.found_base
+        seen = {start_key}
+        frontier = [start]
+        while frontier:
+            pos = frontier.pop()
+            for move in model.legal_moves(pos):
+                if move[0] != TRANSFER or move[2] >= found_base:
                     return False
-                seen.add(key)
-                frontier.append(child)
-    return True
+                child = model.apply(pos, move)
+                key = _key(child)
+                if key not in seen:
+                    if len(seen) >= limit:
+                        return False
+                    seen.add(key)
+                    frontier.append(child)
+        self._remember(seen, fixed)
+        return True
+
+    def _remember(
+        self, closed: set[tuple[tuple[bytes, ...], bytes, bytes]], fixed: tuple[object, ...]
+    ) -> None:
+        cycling = self.cycling
+        for key in closed:
+            cycling[(key, *fixed)] = None
+        for _ in range(len(cycling) - REMEMBERED):
+            del cycling[next(iter(cycling))]
 
 
 def _key(pos: Position) -> tuple[tuple[bytes, ...], bytes, bytes]:
