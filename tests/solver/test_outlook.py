@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import patience
@@ -47,6 +47,58 @@ def test_only_cycling_moves_left() -> None:
     assert outlook(state) is Outlook.CYCLING
     assert outlook(state, state.legal_moves()) is Outlook.CYCLING
     assert solve(state, Budget(nodes=10_000)).verdict is Verdict.LOST
+
+
+def _napoleon_shuttle() -> State:
+    """Napoleon at St Helena, the stock spent: the hearts shuttle as in the House in the
+    Wood above; every other column is a four under its king with the suit built down to
+    the five on it, which has nowhere to go (no empty column, no six on top)."""
+    columns = {
+        "t1": "4H KH 5H",
+        "t2": "4H KH",
+        "t3": "QH JH TH 9H 8H 7H 6H 5H",
+        "t4": "QH JH TH 9H 8H 7H 6H",
+    }
+    for index, suit in zip(range(5, 11), "SSDDCC", strict=True):
+        columns[f"t{index}"] = (
+            f"4{suit} K{suit} Q{suit} J{suit} T{suit} 9{suit} 8{suit} 7{suit} 6{suit} 5{suit}"
+        )
+    threes = {f"f{index}": f"3{suit}" for index, suit in enumerate("CCSSHHDD", start=1)}
+    return position("napoleon-at-st-helena", t=columns, f=threes, stock="", n=0, dump=None)
+
+
+CYCLING_ONLY: dict[str, Callable[[], State]] = {
+    # La Belle Lucie, no redeal left: the four of spades lies under its king, which never
+    # moves; the one move (the five onto the six) uncovers nothing. Hearts as in STUCK.
+    "la-belle-lucie": lambda: position(
+        "la-belle-lucie",
+        t={**HEARTS_BLOCKED, "t3": "4S KS", "t4": "QS JS TS 9S 8S 7S 6S", "t5": "5S"},
+        f={"f2": "3S", "f3": "AH"},
+        n=0,
+        dump=None,
+    ),
+    "napoleon-at-st-helena": _napoleon_shuttle,
+    # Bisley: the foundations want the threes and eights of spades and hearts, all buried
+    # under cards whose neighbours in suit are buried too; the five and four of hearts
+    # may go onto each other, which uncovers only the seven of spades, as stuck.
+    "bisley": lambda: position(
+        "bisley",
+        t={"t1": "3S 7S 5H", "t2": "8S 3H 8H 4S 5S 6S 6H 7H", "t3": "4H"},
+        f={"f2": "2S", "f6": "9S", "f3": "2H", "f7": "9H"},
+        dump=None,
+    ),
+}
+
+
+@pytest.mark.parametrize("variant_id", sorted(CYCLING_ONLY))
+def test_hand_built_cycling_positions(variant_id: str) -> None:
+    """Legal moves remain, none to a foundation, and none ever leads to one: CYCLING,
+    and the search proves the game LOST."""
+    state = CYCLING_ONLY[variant_id]()
+    legal = state.legal_moves()
+    assert legal and all(move.target[0] != "f" for move in legal)
+    assert outlook(state) is Outlook.CYCLING
+    assert solve(state, Budget(nodes=10_000, seconds=math.inf)).verdict is Verdict.LOST
 
 
 def test_a_redeal_left_is_progress() -> None:
