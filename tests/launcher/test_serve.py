@@ -38,7 +38,8 @@ def get_json(url: str) -> object:
 @pytest.fixture
 def serve(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
     http_port, grpc_port = ports
-    run = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path)
+    more = ("--ephemeral", "--solver-processes", "2")
+    run = LauncherRun(serve_args(http_port, grpc_port, *more), tmp_path)
     try:
         yield run
     finally:
@@ -56,7 +57,8 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     assert serve.banner_value("REST docs") == f"{rest}/docs"
     assert serve.banner_value("Play") == f"{rest}/play/"
     assert serve.banner_value("gRPC") == grpc_target
-    assert "(1 gateway worker)" in serve.stdout and "(1 engine worker)" in serve.stdout
+    assert "(1 gateway worker)" in serve.stdout
+    assert "(1 engine worker, 2 search processes each)" in serve.stdout
     data = Path(serve.banner_value("Data"))
     assert data.is_dir() and "temporary" in serve.stdout
     redis_url = serve.banner_value("Redis")
@@ -236,6 +238,7 @@ def test_engine_and_gateway_alone_with_their_workers(tmp_path: Path, redis_url: 
         engine.wait_ready()
         gateway.wait_ready()
         assert "(2 workers)" in gateway.stdout
+        assert "(2 workers, 2 search processes each)" in engine.stdout
         assert len(engine.workers("engine")) == 2 and len(gateway.workers("gateway")) == 2
         rest = gateway.stdout.split("REST ")[1].split()[0].rstrip(",").removesuffix("/v1")
         assert probes.http_ok(f"{rest}/readyz")

@@ -95,6 +95,26 @@ def positive_from_env(name: str) -> int:
         raise UsageError(str(error)) from None
 
 
+# The engine's own default (patience_engine.config), which the launcher does not import.
+DEFAULT_SOLVER_PROCESSES = 1
+
+
+def search_processes(flag: int | None) -> int:
+    """The search processes per engine process: the flag, else ENGINE_SOLVER_PROCESSES,
+    else the engine's default; said in the banner."""
+    if flag is not None:
+        return flag
+    raw = os.environ.get("ENGINE_SOLVER_PROCESSES", "").strip()
+    try:
+        return positive(raw, "ENGINE_SOLVER_PROCESSES") if raw else DEFAULT_SOLVER_PROCESSES
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def search_note(count: int) -> str:
+    return f"{count} search process{'' if count == 1 else 'es'} each"
+
+
 def run_services(supervisor: Supervisor, start: Callable[[], list[str]]) -> int:
     """Runs `start` (which starts services and returns the lines to print once they all
     answer), then supervises them until a signal; always stops everything it started."""
@@ -147,6 +167,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise
     stack = contextlib.ExitStack()  # what this run made, removed when it ends
     stack.callback(run_data.release)
+    searches = search_processes(args.solver_processes)
     supervisor = Supervisor()
     timeout = args.startup_timeout
 
@@ -159,7 +180,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
             redis_url = start_redis(supervisor, folder, timeout, appendfsync=args.appendfsync)
             redis_note = f"embedded, append-only file {FSYNC_NOTES[args.appendfsync]}"
         check_store_key(redis_url, keys)
-        engine = start_engine(supervisor, args.host, grpc_port, workers.engine, timeout, keys)
+        engine = start_engine(
+            supervisor,
+            args.host,
+            grpc_port,
+            workers.engine,
+            timeout,
+            keys,
+            solver_processes=searches,
+        )
         rest = start_gateway(
             supervisor,
             args.host,
@@ -176,7 +205,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"  REST API   {rest}/v1  ({plural(workers.gateway, 'gateway worker')})",
             f"  REST docs  {rest}/docs",
             f"  Play       {rest}/play/",
-            f"  gRPC       {engine}  ({plural(workers.engine, 'engine worker')})",
+            f"  gRPC       {engine}  ({plural(workers.engine, 'engine worker')},"
+            f" {search_note(searches)})",
             f"  Redis      {redact(redis_url)}  ({redis_note})",
             f"  Data       {run_data.path}  ({data_note})",
             f"  States     {keys.banner}",
@@ -192,6 +222,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     host = args.host or host
     port = choose_port(host, port if args.grpc_port is None else args.grpc_port, "--grpc-port")
     workers = args.engine_workers or positive_from_env("ENGINE_WORKERS")
+    searches = search_processes(args.solver_processes)
     supervisor = Supervisor()
 
     # Clients keep the states this engine seals: the key is kept in the data folder
@@ -206,10 +237,11 @@ def cmd_engine(args: argparse.Namespace) -> int:
             workers,
             args.startup_timeout,
             keys,
-            solver_processes=args.solver_processes,
+            solver_processes=searches,
         )
         return [
-            f"patience engine is ready: gRPC {target}",
+            f"patience engine is ready: gRPC {target}"
+            f"  ({plural(workers, 'worker')}, {search_note(searches)})",
             f"  states {keys.banner}",
             "Press Ctrl-C to stop.",
         ]
@@ -336,6 +368,16 @@ def build_parser() -> argparse.ArgumentParser:
             help=f"gateway processes (default: GATEWAY_WORKERS, else {default})",
         )
 
+    def solver_processes_flag(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--solver-processes",
+            dest="solver_processes",
+            type=int,
+            metavar="N",
+            help="search processes (Solve, Hint) per engine process"
+            f" (default: ENGINE_SOLVER_PROCESSES, else {DEFAULT_SOLVER_PROCESSES})",
+        )
+
     serve = commands.add_parser(
         "serve", help="Redis, engine and gateway together (REDIS_URL: use that Redis)"
     )
@@ -348,6 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     engine_workers_flag(serve, "a share of the cores")
     gateway_workers_flag(serve, "a share of the cores")
+    solver_processes_flag(serve)
     serve.add_argument(
         "--data-dir",
         type=Path,
@@ -373,14 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--host", help="bind address (default: from ENGINE_LISTEN)")
     engine.add_argument("--grpc-port", type=int, help="port (default: from ENGINE_LISTEN)")
     engine_workers_flag(engine, "the cores")
-    engine.add_argument(
-        "--solver-processes",
-        dest="solver_processes",
-        type=int,
-        metavar="N",
-        help="search processes (Solve, Hint) per engine process"
-        " (default: ENGINE_SOLVER_PROCESSES, else 1)",
-    )
+    solver_processes_flag(engine)
     timeout_flag(engine)
     engine.set_defaults(run=cmd_engine)
 
