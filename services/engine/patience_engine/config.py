@@ -108,19 +108,15 @@ def read_key_file(path: Path) -> list[str]:
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
-    text = env.get(name, "").strip()
-    if not text:
-        return default
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, not {text!r}") from None
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return value
+    return _int_setting(env, name, default, minimum=1)
 
 
 def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
+    return _int_setting(env, name, default, minimum=0)
+
+
+def _int_setting(env: Mapping[str, str], name: str, default: int, *, minimum: int) -> int:
+    """The whole number `name` sets (the default when unset), refused below `minimum`."""
     text = env.get(name, "").strip()
     if not text:
         return default
@@ -128,8 +124,8 @@ def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
         value = int(text)
     except ValueError:
         raise ValueError(f"{name} must be a whole number, not {text!r}") from None
-    if value < 0:
-        raise ValueError(f"{name} cannot be negative, not {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, not {value}")
     return value
 
 

@@ -55,18 +55,24 @@ def _rpc(
     async def method(self: EngineService, request: _Request, context: aio.ServicerContext) -> Any:
         try:
             return handler(self, request)
-        except Rejected as rejected:
-            log.debug("%s rejected: %s", name, rejected.reason)
-            status = rejected.to_status()
         except Exception as error:
-            # The traceback only at debug level: its text could quote a state.
-            log.error("internal error in %s: %s", name, type(error).__name__)
-            log.debug("internal error in %s", name, exc_info=True)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
-            raise  # not reached: abort raises
+            status = await _refusal(name, error, context)
         await context.abort_with_status(status)
 
     return method
+
+
+async def _refusal(name: str, error: Exception, context: aio.ServicerContext) -> Any:
+    """The status a handler's refusal answers with; any other error aborts the call
+    with INTERNAL (and raises)."""
+    if isinstance(error, Rejected):
+        log.debug("%s rejected: %s", name, error.reason)
+        return error.to_status()
+    # The traceback only at debug level: its text could quote a state.
+    log.error("internal error in %s: %s", name, type(error).__name__)
+    log.debug("internal error in %s", name, exc_info=error)
+    await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+    raise error  # not reached: abort raises
 
 
 _AsyncHandler = Callable[["EngineService", _Request, aio.ServicerContext], Awaitable[bytes]]
@@ -82,14 +88,8 @@ def _async_rpc(
     async def method(self: EngineService, request: _Request, context: aio.ServicerContext) -> Any:
         try:
             return await handler(self, request, context)
-        except Rejected as rejected:
-            log.debug("%s rejected: %s", name, rejected.reason)
-            status = rejected.to_status()
         except Exception as error:
-            log.error("internal error in %s: %s", name, type(error).__name__)
-            log.debug("internal error in %s", name, exc_info=True)
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error")
-            raise  # not reached: abort raises
+            status = await _refusal(name, error, context)
         await context.abort_with_status(status)
 
     return method
