@@ -4,6 +4,7 @@ the deadline, the search processes (busy, cancelled, apart from the moves)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable, Iterator
 
@@ -16,6 +17,7 @@ from patience_engine.search_budgets import (
     DEADLINE_MARGIN_SHARE,
     HINT_LIMITS,
     SOLVE_LIMITS,
+    time_to_answer,
 )
 from patience_engine.search_replies import answer
 from patience_engine.searches import SearchJob
@@ -88,11 +90,20 @@ async def test_solve_budget_in_positions_gives_unknown(client: EngineClient) -> 
     assert 1000 <= reply.positions < 1000 + 1024  # the search looks every 512 positions
 
 
-def test_the_search_time_is_cut_to_the_deadline_less_a_margin() -> None:
-    assert SOLVE_LIMITS.search_time(60.0, None) == 60.0  # no deadline
-    assert SOLVE_LIMITS.search_time(60.0, 10.0) == 10.0 - DEADLINE_MARGIN_SECONDS
-    assert SOLVE_LIMITS.search_time(60.0, 0.5) == pytest.approx(0.5 * (1 - DEADLINE_MARGIN_SHARE))
-    assert SOLVE_LIMITS.search_time(2.0, 10.0) == 2.0  # the budget ends first
+def test_the_answer_is_due_at_the_deadline_less_a_margin() -> None:
+    assert time_to_answer(None) == math.inf  # no deadline
+    assert time_to_answer(10.0) == 10.0 - DEADLINE_MARGIN_SECONDS
+    assert time_to_answer(0.5) == pytest.approx(0.5 * (1 - DEADLINE_MARGIN_SHARE))
+
+
+def test_the_budget_counts_from_when_a_process_takes_the_search_up() -> None:
+    """A hint taken up long after the call came (it waited behind another search), with
+    the deadline still far, gets its whole budget: the clock is the job's."""
+    data = unsealed(patience.get_variant("bisley").new_game(7)).state
+    job = SearchJob("hint", data, positions=200_000, seconds=0.8, deadline=100.0)
+    hinted = engine_pb2.HintResponse.FromString(answer(job, _never, clock=lambda: 50.0))
+    assert hinted.kind == engine_pb2.HINT_KIND_WINNING
+    assert hinted.positions > 0
 
 
 def test_a_search_reached_past_its_deadline_answers_without_searching() -> None:
@@ -228,6 +239,39 @@ async def test_busy_search_processes_refuse_and_a_cancelled_search_frees_one(
         await until(lambda: searches_running(solo_engine) == 0, "the search to stop")
         reply = await client.hint(game.state, max_positions=1000)
         assert reply.kind == engine_pb2.HINT_KIND_BEST_EFFORT
+
+
+async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None:
+    """One search process, busy with a long solve, and a second solve waiting: a hint
+    that comes last is taken up first when the process is free, and searches with its
+    whole budget (not the budget less the time it waited)."""
+    config = EngineConfig(listen="127.0.0.1:0", workers=1, solver_processes=1, solver_queue=4)
+    engine = EngineThread(config).start()
+    try:
+        async with EngineClient(engine.target, timeout=120) as client:
+            hard = await client.new_game(*HARD[:1], deal=HARD[1])
+            easy = await client.new_game("bisley", deal=7)
+            running = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
+            await until(lambda: searches_running(engine) == 1, "the first solve to start")
+            waiting = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
+            await until(
+                lambda: engine.running is not None and engine.running.searches.waiting == 1,
+                "the second solve to queue",
+            )
+            hint = asyncio.create_task(client.hint(easy.state))
+            await until(
+                lambda: engine.running is not None and engine.running.searches.waiting == 2,
+                "the hint to queue",
+            )
+            await asyncio.sleep(1.0)  # longer than the hint's 0.8 s: it must not count
+            running.cancel()
+            reply = await hint
+            assert reply.kind == engine_pb2.HINT_KIND_WINNING and reply.positions > 0
+            assert not waiting.done()  # the solve that came first still waits or runs
+            waiting.cancel()
+            await until(lambda: searches_running(engine) == 0, "the solves to stop")
+    finally:
+        engine.stop()
 
 
 # --------------------------------------------------------------------------- Autoplay

@@ -6,11 +6,13 @@ search's memory in bounds (the search remembers every position it entered, about
 bytes each) and a search process from being held for long. The time is also capped by
 the call's deadline, less a margin for the answer to get back: a search that runs out
 of time answers UNKNOWN (a hint: its best-effort move) before the deadline, rather than
-the call failing with DEADLINE_EXCEEDED.
+the call failing with DEADLINE_EXCEEDED. The budget's seconds count from the moment a
+search process takes the search up, not from the call's arrival.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from patience.solver import HINT_BUDGET
@@ -34,13 +36,18 @@ class SearchLimits:
         seconds = milliseconds / 1000 if milliseconds else self.default_seconds
         return chosen_positions, min(seconds, self.max_seconds)
 
-    @staticmethod
-    def search_time(seconds: float, time_remaining: float | None) -> float:
-        """The seconds the search may take, within the call's deadline if it has one."""
-        if time_remaining is None:
-            return seconds
-        margin = min(DEADLINE_MARGIN_SECONDS, DEADLINE_MARGIN_SHARE * time_remaining)
-        return min(seconds, time_remaining - margin)
+
+def time_to_answer(time_remaining: float | None) -> float:
+    """Seconds from now by which a search's answer must be on its way back: the call's
+    deadline less a margin for the way back (no limit for a call without a deadline).
+
+    Only this is counted from the call's arrival. The budget's own seconds start when a
+    search process takes the search up, so a search that waited for a process (behind
+    another search) still gets its whole budget, as far as the deadline allows."""
+    if time_remaining is None:
+        return math.inf
+    margin = min(DEADLINE_MARGIN_SECONDS, DEADLINE_MARGIN_SHARE * time_remaining)
+    return time_remaining - margin
 
 
 # Hint: HINT_BUDGET (200,000 positions, 0.8 s) answers within a second.

@@ -4,8 +4,9 @@ A search can take seconds of CPU; run in the server's event loop it would hold u
 move behind it. So each engine server process keeps a small pool of search processes
 (ENGINE_SOLVER_PROCESSES) and hands each search to an idle one over a pipe; the event
 loop only waits on the pipes. Searches that find no idle process wait in a bounded queue
-(ENGINE_SOLVER_QUEUE); past it a call is refused with RESOURCE_EXHAUSTED (reason
-SOLVER_BUSY) at once, rather than waiting behind searches that would spend its deadline.
+(ENGINE_SOLVER_QUEUE), hints ahead of solves; past it a call is refused with
+RESOURCE_EXHAUSTED (reason SOLVER_BUSY) at once, rather than waiting behind searches that
+would spend its deadline.
 
 Each search carries an absolute deadline (the call's, less a margin for the answer's way
 back) and a stop flag in shared memory. The search looks at both every few hundred
@@ -39,8 +40,10 @@ _SPAWN = multiprocessing.get_context("spawn")
 @dataclass(frozen=True, slots=True)
 class SearchJob:
     """One search: ``kind`` "solve" or "hint", a serialized GameState already validated
-    by the engine, the budget in positions and seconds, and the absolute deadline
-    (``time.monotonic()``, the same clock in every process of the machine)."""
+    by the engine, the budget in positions and seconds (counted from when a search
+    process takes the job up), and the absolute time by which the answer must be on its
+    way (``time.monotonic()``, the same clock in every process of the machine; infinite
+    for a call without a deadline)."""
 
     kind: str
     state: bytes
@@ -144,7 +147,7 @@ class SearchPool:
             worker = self._idle.pop()
             self._dispatch(worker, job, future)
         else:
-            self._waiting.append((job, future))
+            self._waiting.insert(self._place_in_queue(job), (job, future))
         try:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
@@ -152,6 +155,14 @@ class SearchPool:
             raise
 
     # ----------------------------------------------------------------- internals
+
+    def _place_in_queue(self, job: SearchJob) -> int:
+        """Hints wait ahead of solves (in the order they came): a player is waiting on a
+        hint, while a solve is typically background work, such as filling a pool of
+        winnable deals, that would otherwise hold hints up for its whole budget."""
+        if job.kind != "hint":
+            return len(self._waiting)
+        return sum(1 for waiting, _ in self._waiting if waiting.kind == "hint")
 
     def _add_worker(self, worker: _Worker) -> None:
         assert self._loop is not None

@@ -31,7 +31,7 @@ from patience_engine.codec import (
 )
 from patience_engine.errors import Reason, Rejected
 from patience_engine.sealing import Sealer
-from patience_engine.search_budgets import HINT_LIMITS, SOLVE_LIMITS, SearchLimits
+from patience_engine.search_budgets import HINT_LIMITS, SOLVE_LIMITS, SearchLimits, time_to_answer
 from patience_engine.search_replies import hint_reply
 from patience_engine.searches import SearchJob, SearchPool
 from patience_engine.views import VARIANT_MESSAGES, view_of_state
@@ -218,8 +218,7 @@ class EngineService:
         positions, seconds = limits.budget(
             request.budget.max_positions, request.budget.max_milliseconds
         )
-        now = time.monotonic()
-        deadline = now + limits.search_time(seconds, context.time_remaining())
+        deadline = time.monotonic() + time_to_answer(context.time_remaining())
         return await self._searches.run(SearchJob(kind, data, positions, seconds, deadline))
 
     # ----------------------------------------------------------------- helpers
