@@ -159,7 +159,8 @@ def gateway_process(
 ) -> HttpServerProcess:
     """The gateway through its real entry point (`python -m patience_gateway`), with
     `workers` worker processes (one by default: the per-request figures are those of
-    one process); `env` adds settings (REDIS_CLUSTER, REDIS_WAIT_REPLICAS, ...)."""
+    one process) and no pools of winnable deals; `env` adds settings (REDIS_CLUSTER,
+    REDIS_WAIT_REPLICAS, ...)."""
     port = free_port()
     env = {
         "GATEWAY_HOST": LOOPBACK,
@@ -168,6 +169,9 @@ def gateway_process(
         "REDIS_URL": redis_url,
         "ENGINE_ADDR": engine_target,
         "LOG_LEVEL": "warning",
+        # No pools of winnable deals: filling them (minutes of Solve calls after a start
+        # on an empty Redis) would take the engine's CPU from the moves being measured.
+        "WINNABLE_POOL_SIZE": "0",
         **(env or {}),
     }
     return HttpServerProcess("gateway", python_module("patience_gateway"), env, port)
