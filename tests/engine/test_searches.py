@@ -26,6 +26,7 @@ from solitaire.v1 import engine_pb2, game_pb2
 
 from tests.engine.helpers import EngineThread, expect_error, state_of, unsealed
 from tests.rules.conftest import position
+from tests.solver.positions import shuttle
 
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
 # A deal whose search runs for many seconds without a verdict.
@@ -320,18 +321,7 @@ async def test_the_view_tells_the_outlook(client: EngineClient) -> None:
         dump=None,
     )
     assert (await client.player_view(unsealed(stuck))).outlook == game_pb2.OUTLOOK_STUCK
-    cycling = position(
-        "house-in-the-wood",
-        t={
-            "t1": "4H KH 5H",
-            "t2": "4H KH",
-            "t3": "QH JH TH 9H 8H 7H 6H 5H",
-            "t4": "QH JH TH 9H 8H 7H 6H",
-        },
-        f={"f5": "3H", "f6": "3H"},
-        n=0,
-        dump=None,
-    )
+    cycling = shuttle()
     view = await client.player_view(unsealed(cycling))
     assert (view.status, view.outlook) == (game_pb2.GAME_STATUS_PLAYING, game_pb2.OUTLOOK_CYCLING)
     moved = await client.apply_move(unsealed(cycling), "t3-t4")

@@ -5,11 +5,30 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from typing import Any
 
 import patience
 from patience import State
 
+from tests.rules.conftest import position
+
 LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
+
+# The House in the Wood, no redeal left: both fours of hearts lie under a king of hearts,
+# which never moves; the fives shuttle between the sixes for ever.
+SHUTTLE = {
+    "t1": "4H KH 5H",
+    "t2": "4H KH",
+    "t3": "QH JH TH 9H 8H 7H 6H 5H",
+    "t4": "QH JH TH 9H 8H 7H 6H",
+}
+
+
+def shuttle(**changes: Any) -> State:
+    """The shuttling position above, with ``changes`` to what ``position`` is given."""
+    settings: dict[str, Any] = {"t": SHUTTLE, "f": {"f5": "3H", "f6": "3H"}, "n": 0}
+    settings.update(changes)
+    return position("house-in-the-wood", dump=None, **settings)
 
 
 def small_position(variant_id: str, rng: random.Random, out: int) -> State:

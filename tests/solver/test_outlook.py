@@ -6,7 +6,6 @@ import importlib
 import math
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
 
 import patience
 import pytest
@@ -14,25 +13,12 @@ from patience import Move, MoveKind, State
 from patience.solver import Budget, Outlook, Verdict, outlook, safe_foundation_moves, solve
 
 from tests.rules.conftest import VARIANT_IDS, position
+from tests.solver.positions import shuttle
 
 # The module, which the package's `outlook` function hides.
 outlook_module = importlib.import_module("patience.solver.outlook")
 
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
-# The House in the Wood, no redeal left: both fours of hearts lie under a king of hearts,
-# which never moves; the fives shuttle between the sixes.
-SHUTTLE = {
-    "t1": "4H KH 5H",
-    "t2": "4H KH",
-    "t3": "QH JH TH 9H 8H 7H 6H 5H",
-    "t4": "QH JH TH 9H 8H 7H 6H",
-}
-
-
-def shuttle(**changes: Any) -> State:
-    settings: dict[str, Any] = {"t": SHUTTLE, "f": {"f5": "3H", "f6": "3H"}, "n": 0}
-    settings.update(changes)
-    return position("house-in-the-wood", dump=None, **settings)
 
 
 def test_won_stuck_and_open() -> None:

@@ -14,7 +14,7 @@ from patience.solver.model import Model
 from patience.solver.policy import Policy
 
 from tests.rules.conftest import VARIANT_IDS, position
-from tests.solver.positions import TooBig, plain_verdict, replay, small_position
+from tests.solver.positions import TooBig, plain_verdict, replay, shuttle, small_position
 
 SMALL = Budget(nodes=200_000, seconds=60)
 
@@ -74,18 +74,7 @@ def test_proven_lost_although_moves_remain() -> None:
 def test_only_cycling_moves_remain() -> None:
     """The House in the Wood, no redeal left: both fours of hearts lie under a king of
     hearts, which never moves; the fives shuttle between the sixes for ever."""
-    state = position(
-        "house-in-the-wood",
-        t={
-            "t1": "4H KH 5H",
-            "t2": "4H KH",
-            "t3": "QH JH TH 9H 8H 7H 6H 5H",
-            "t4": "QH JH TH 9H 8H 7H 6H",
-        },
-        f={"f5": "3H", "f6": "3H"},
-        n=0,
-        dump=None,
-    )
+    state = shuttle()
     assert {str(m) for m in state.legal_moves()} == {"t1-t4", "t3-t4"}
     result = solve(state, Budget(nodes=1000))
     assert result.verdict is Verdict.LOST
