@@ -152,7 +152,7 @@ def test_mounts_name_volumes_and_the_seal_key_comes_from_its_secret(docs: list[D
     engine = find(docs, "Deployment", "patience-engine")
     [container] = pod_spec(engine)["containers"]  # type: ignore[index]
     env = {v["name"]: v.get("value") for v in container["env"]}
-    [mount] = container["volumeMounts"]
+    [mount] = [m for m in container["volumeMounts"] if m["name"] == "seal-key"]
     assert env["ENGINE_SEAL_KEY_FILE"] == f"{mount['mountPath']}/{SEAL_FILE}"
     assert "ENGINE_SEAL_KEY" not in env  # the key never sits in the manifest
 
