@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 
@@ -20,7 +21,7 @@ from patience_engine.search_budgets import (
     time_to_answer,
 )
 from patience_engine.search_replies import answer
-from patience_engine.searches import SearchJob
+from patience_engine.searches import SEARCH_NICENESS, SearchJob, SearchPool
 from patience_engine.server import EngineConfig
 from solitaire.v1 import engine_pb2, game_pb2
 
@@ -339,3 +340,19 @@ def test_sync_client_searches(sync_client: object) -> None:
     with pytest.raises(EngineError) as caught:
         sync_client.solve(game_pb2.SealedState())
     assert caught.value.reason == "MISSING_FIELD"
+
+
+async def test_search_processes_run_below_the_server_in_cpu_priority() -> None:
+    """Where cores are short a move takes the CPU from a search, not the reverse."""
+    pool = SearchPool(processes=1, queue_limit=0)
+    pool.start(asyncio.get_running_loop())
+    try:
+        [pid] = pool.process_ids
+        await until(lambda: _niceness(pid) != os.nice(0), "the niceness set")
+        assert _niceness(pid) == os.nice(0) + SEARCH_NICENESS
+    finally:
+        pool.close()
+
+
+def _niceness(pid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, pid)

@@ -25,6 +25,7 @@ import logging
 import multiprocessing
 import multiprocessing.connection
 import multiprocessing.sharedctypes
+import os
 import signal
 import time
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from patience_engine.errors import Reason, Rejected
 log = logging.getLogger("patience_engine")
 
 _SPAWN = multiprocessing.get_context("spawn")
+# How much lower a search process's CPU priority is than the server's (``nice``).
+SEARCH_NICENESS = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +125,11 @@ class SearchPool:
     def running(self) -> int:
         """Searches running now."""
         return len(self._workers) - len(self._idle)
+
+    @property
+    def process_ids(self) -> list[int]:
+        """The search processes' ids."""
+        return [worker.process.pid for worker in self._workers if worker.process.pid]
 
     @property
     def waiting(self) -> int:
@@ -233,6 +241,9 @@ def _search_process(connection: multiprocessing.connection.Connection, stop_flag
     """A search process: runs the searches its pipe brings until the pipe closes."""
     # Ctrl-C reaches the whole process group: the server decides when this one ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Below the processes that apply moves in the kernel's eyes: where cores are short, a
+    # move takes the CPU from a search, never the other way round.
+    os.nice(SEARCH_NICENESS)
     from patience_engine.search_replies import answer
 
     def stopped() -> bool:
