@@ -62,6 +62,15 @@ async def test_winnable_with_a_deal_is_refused(gateway: Gateway) -> None:
     assert_problem(response, 422, "winnable-with-deal")
 
 
+@pytest.mark.parametrize("field", ["winnable", "autoplay"])
+@pytest.mark.parametrize("value", ["yes", "true", 1, 0, None])
+async def test_the_create_switches_take_only_json_booleans(
+    gateway: Gateway, field: str, value: object
+) -> None:
+    response = await gateway.http.post("/v1/games", json={"variant": "bisley", field: value})
+    assert_problem(response, 422, "malformed-body")
+
+
 async def test_winnable_refusals_of_the_engine_come_through(gateway: Gateway) -> None:
     unknown = await gateway.http.post("/v1/games", json={"variant": "nope", "winnable": True})
     assert_problem(unknown, 404, "unknown-variant")

@@ -151,12 +151,12 @@ class NewGameRequest(BaseModel):
     options: list[str] = Field(
         default_factory=list, max_length=16, description="Variant options to switch on."
     )
-    autoplay: bool = Field(
+    autoplay: StrictBool = Field(
         default=False,
         description="Play every card that can safely go to a foundation after each move, in "
         "the same change (PATCH /v1/games/{id} changes it later).",
     )
-    winnable: bool = Field(
+    winnable: StrictBool = Field(
         default=False,
         description="A random deal proven winnable (with full knowledge of the stock) by the "
         "solver, its number hidden like any random deal's. Not with `deal` (422 "
