@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 
@@ -274,6 +275,27 @@ async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None
             await until(lambda: searches_running(engine) == 0, "the solves to stop")
     finally:
         engine.stop()
+
+
+async def test_a_killed_search_process_fails_its_search_and_is_replaced(
+    solo_engine: EngineThread,
+) -> None:
+    """kill -9 of the search process mid-search: that call fails with INTERNAL (never
+    hangs), another process takes the dead one's place, and the next search is answered."""
+    assert solo_engine.running is not None
+    pool = solo_engine.running.searches
+    async with EngineClient(solo_engine.target, timeout=60) as client:
+        game = await client.new_game(*HARD[:1], deal=HARD[1])
+        search = asyncio.create_task(client.solve(game.state, **LONG_SEARCH))
+        await until(lambda: searches_running(solo_engine) == 1, "the search to start")
+        [victim] = pool.process_ids
+        os.kill(victim, signal.SIGKILL)
+        failed = await expect_error(search)
+        assert failed.code == grpc.StatusCode.INTERNAL
+        await until(lambda: pool.process_ids not in ([], [victim]), "a new search process")
+        easy = await client.new_game("bisley", deal=7)
+        reply = await client.hint(easy.state)
+        assert reply.kind == engine_pb2.HINT_KIND_WINNING
 
 
 # --------------------------------------------------------------------------- Autoplay
