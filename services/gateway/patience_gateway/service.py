@@ -440,19 +440,17 @@ class GameService:
             reply = await self.engine.autoplay(game_pb2.SealedState.FromString(loaded.state))
         except EngineError as error:
             raise self._replay_problem(error) from None
-        if not reply.applied:
-            body = views.autoplay_json(
-                game_id,
-                loaded.version,
-                reply,
-                loaded.open_deal,
-                proven_lost=loaded.proven_lost,
-                autoplay=loaded.autoplay,
-            )
-            return Reply(200, _json(body), {"ETag": etag(loaded.version)})
+        changed = bool(reply.applied)
         body = views.autoplay_json(
-            game_id, loaded.version + 1, reply, loaded.open_deal, autoplay=loaded.autoplay
+            game_id,
+            loaded.version + changed,
+            reply,
+            loaded.open_deal,
+            proven_lost=loaded.proven_lost and not changed,  # a proof holds for its version
+            autoplay=loaded.autoplay,
         )
+        if not changed:
+            return Reply(200, _json(body), {"ETag": etag(loaded.version)})
         return await self._commit(
             "autoplay",
             game_id,
