@@ -197,27 +197,29 @@ class EngineService:
 
     @_async_rpc
     async def Solve(self, request: engine_pb2.SolveRequest, context: aio.ServicerContext) -> bytes:
-        return await self._search("solve", request, context, SOLVE_LIMITS)
+        data = self._state_bytes(request.state)
+        decode_state(data, trusted=self._sealer.enabled)  # refuse a bad state here
+        return await self._search("solve", data, request.budget, context, SOLVE_LIMITS)
 
     @_async_rpc
     async def Hint(self, request: engine_pb2.HintRequest, context: aio.ServicerContext) -> bytes:
-        position = self._position(request.state)
-        if not position.state.legal_moves():  # the game is over: nothing to search
-            return hint_reply(position.state, 0, 0.0, _never)
-        return await self._search("hint", request, context, HINT_LIMITS)
+        data = self._state_bytes(request.state)
+        state = decode_state(data, trusted=self._sealer.enabled).state  # a bad state: refused
+        if not state.legal_moves():  # the game is over: nothing to search
+            return hint_reply(state, 0, 0.0, _never)
+        return await self._search("hint", data, request.budget, context, HINT_LIMITS)
 
     async def _search(
         self,
         kind: str,
-        request: engine_pb2.SolveRequest | engine_pb2.HintRequest,
+        data: bytes,
+        budget: engine_pb2.SearchBudget,
         context: aio.ServicerContext,
         limits: SearchLimits,
     ) -> bytes:
-        data = self._state_bytes(request.state)
-        decode_state(data, trusted=self._sealer.enabled)  # refuse a bad state here
-        positions, seconds = limits.budget(
-            request.budget.max_positions, request.budget.max_milliseconds
-        )
+        """Hands a search of the state ``data`` (its seal opened, the state checked) to a
+        search process."""
+        positions, seconds = limits.budget(budget.max_positions, budget.max_milliseconds)
         deadline = time.monotonic() + time_to_answer(context.time_remaining())
         return await self._searches.run(SearchJob(kind, data, positions, seconds, deadline))
 
