@@ -1,6 +1,7 @@
 # The two commands a newcomer needs: `make run` and `make test`.
-# Both create .venv on first use and install the project into it (pip install -e '.[dev]'),
-# so a fresh clone needs nothing but Python 3.11+ and make.
+# Both create .venv on first use and install the five distributions under services/ and the
+# workspace's tools into it (pip install -e ... -e '.[dev]'), so a fresh clone needs nothing
+# but Python 3.11+ and make.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -14,6 +15,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 # Written only after a complete install, so an install that fails halfway is redone.
 STAMP := $(VENV)/.installed
+# The distributions, lowest layer first (each folder has its pyproject.toml; README, Layout).
+DISTRIBUTIONS := services/engine/rules services/contract services/engine/server \
+	services/gateway services/launcher
 PYTEST_WORKERS ?= auto
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # The Node tools (buf, the examples' clients) from package-lock.json, in node_modules/.
@@ -23,8 +27,8 @@ HAVE_NPM := $(shell command -v npm 2>/dev/null)
 # The contract that `buf breaking` holds proto/ to: the protos of the last release.
 PROTO_BASELINE := proto/baseline.image.json
 
-.PHONY: help run test check lint typecheck protos protos-check protos-lint protos-baseline node \
-	go-toolchain bench clean browser
+.PHONY: help run test test-reference check lint typecheck imports protos protos-check protos-lint protos-baseline node \
+	go-toolchain bench clean browser prometheus redis schemathesis mutation
 .DEFAULT_GOAL := help
 
 # `make` alone, or `make help`: every target with the text after its `##`.
@@ -35,14 +39,15 @@ help:  ## this list
 	@echo "Variables: RUN_ARGS (make run RUN_ARGS='--http-port 8080'), PYTEST_ARGS," \
 		"PYTEST_WORKERS, PYTHON"
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(DISTRIBUTIONS))
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is needed:" \
 		"put python3 on PATH, or run make PYTHON=/path/to/python3.11" >&2; exit 1; }
 	@rm -f $(STAMP)
 	$(PYTHON) -m venv $(VENV) || { echo "make: could not create $(VENV)" \
 		"(on Debian/Ubuntu: apt-get install python3-venv)" >&2; exit 1; }
 	$(BIN)/python -m pip install --quiet --progress-bar off --upgrade pip
-	$(BIN)/python -m pip install --quiet --progress-bar off -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --progress-bar off \
+		$(addprefix -e ,$(DISTRIBUTIONS)) -e '.[dev]'
 	touch $(STAMP)
 
 # Redis (embedded unless REDIS_URL is set), engine and gateway on loopback; Ctrl-C stops all.
@@ -50,13 +55,20 @@ run: $(STAMP)  ## Redis, engine and gateway on this machine (RUN_ARGS: patience 
 	$(BIN)/patience serve $(RUN_ARGS)
 
 # Everything CI checks: generated code up to date, lint, format, types, then the tests.
-test: check browser  ## what CI runs: check, then the whole test suite (browser: Chromium)
+test: check browser prometheus redis  ## what CI runs: check, the whole suite, then the services' tests without speed paths
 	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_ARGS) \
 		|| status=$$?; \
 	if [ $$status -eq 5 ]; then echo "make: pytest collected no tests: the suite is missing" >&2; fi; \
 	exit $$status
+	@$(MAKE) --no-print-directory test-reference
 
-check: protos-check protos-lint lint typecheck  ## generated code, buf lint, ruff, mypy
+# The engine's and the gateway's tests again with every speed path off (PATIENCE_SPEED_PATHS,
+# docs/operations.md): the reference code they stand in for must pass the same tests.
+test-reference: $(STAMP)  ## the engine and gateway tests with the speed paths off
+	PATIENCE_SPEED_PATHS=off $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup \
+		-p no:cacheprovider tests/engine tests/gateway $(PYTEST_ARGS)
+
+check: protos-check protos-lint lint typecheck imports  ## generated code, buf lint, ruff, mypy, import rules
 
 lint: $(STAMP)  ## ruff check and ruff format --check
 # The browser tests (tests/web) drive Debian's Chromium through Playwright, which cannot
@@ -74,12 +86,51 @@ browser:  ## Chromium for the browser tests (apt-get, when root)
 	      "(install Debian's chromium package to run them)" >&2; \
 	  fi; }
 
+# The observability tests (tests/observability) run Debian's Prometheus and promtool: a real
+# server scraping `patience serve`, and promtool checking the metrics, the alert rules and
+# their unit tests. Installed when missing as the browser is; elsewhere those tests say
+# what is missing and are skipped (on CI, CI=true, they fail instead).
+prometheus:  ## Prometheus and promtool for the observability tests (apt-get, when root)
+	@{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "make: installing Prometheus for the observability tests (apt-get install prometheus)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	      --no-install-recommends prometheus >/dev/null; \
+	  else \
+	    echo "make: no prometheus or promtool on PATH: the observability tests will be skipped" \
+	      "(install Debian's prometheus package to run them)" >&2; \
+	  fi; }
+
+# The Redis Cluster tests need redis-server 7.0 or newer (sharded pub/sub); the wheel's
+# embedded one is 6.2. Debian's is installed when no 7 is on PATH and this runs as root.
+redis:  ## redis-server 7 for the Redis Cluster tests (apt-get, when root)
+	@for server in $$(which -a redis-server 2>/dev/null); do \
+	  $$server --version | grep -q ' v=[7-9]' && exit 0; \
+	done; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	  echo "make: installing redis-server 7 for the Redis Cluster tests (apt-get install redis-server)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    --no-install-recommends redis-server >/dev/null; \
+	else \
+	  echo "make: no redis-server 7 on PATH: the Redis Cluster tests will fail" \
+	    "(install one, or name it in REDIS_SERVER)" >&2; \
+	fi
+
+schemathesis: $(STAMP)  ## the contract test with more examples (SCHEMATHESIS_EXAMPLES, default 70)
+	SCHEMATHESIS_EXAMPLES=$${SCHEMATHESIS_EXAMPLES:-70} $(BIN)/python -m pytest -p no:cacheprovider \
+		-o addopts= -s tests/contract $(PYTEST_ARGS)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)  ## mypy
 	$(BIN)/mypy services examples
+
+# The import rules of pyproject.toml's [tool.importlinter]: no cycle anywhere, the
+# distributions one way, the layers inside the rules library and the gateway.
+imports: $(STAMP)  ## import-linter: no import cycle, layers one way
+	$(BIN)/lint-imports --no-cache
 
 protos: $(STAMP)  ## regenerate the code generated from proto/
 	$(BIN)/python scripts/gen_protos.py
@@ -125,6 +176,23 @@ protos-baseline: $(NODE_STAMP)  ## record the protos that buf breaking holds pro
 
 bench: $(STAMP)  ## the speed and load suite (bench/README.md)
 	$(BIN)/python -m bench
+
+# Mutation testing (mutmut) of the rules library, the solver and the supervisor, each part
+# against its own tests, in build/mutation/ (docs/testing.md); not part of `make test`.
+# FILES="path ..." or SINCE=<commit> tries only those files; PARTS="solver ..." some parts.
+# mutmut has an environment of its own: it brings setproctitle, with which Granian and
+# pytest-xdist rename their processes, which `make test` must not see.
+MUTATION_VENV := build/mutation-venv
+$(MUTATION_VENV)/.installed: pyproject.toml $(addsuffix /pyproject.toml,$(DISTRIBUTIONS))
+	@rm -f $@
+	$(PYTHON) -m venv $(MUTATION_VENV)
+	$(MUTATION_VENV)/bin/python -m pip install --quiet --progress-bar off --upgrade pip
+	$(MUTATION_VENV)/bin/python -m pip install --quiet --progress-bar off \
+		$(addprefix -e ,$(DISTRIBUTIONS)) -e '.[dev]' 'mutmut>=3.3,<4'
+	touch $@
+
+mutation: $(MUTATION_VENV)/.installed  ## mutation testing (FILES=..., SINCE=<commit>, PARTS=rules|solver|gateway|launcher)
+	$(MUTATION_VENV)/bin/python scripts/mutation.py --parts "$(PARTS)" --files "$(FILES)" --since "$(SINCE)"
 
 clean:  ## remove .venv, node_modules and the tools' caches (not the games in .patience/)
 	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,7 +1,7 @@
-"""`python -m bench`: run the whole measured-speed suite (see bench/cli.py)."""
+"""`python -m bench`: run the whole measured-speed suite (see bench/harness/cli.py)."""
 
 import sys
 
-from bench.cli import main
+from bench.harness.cli import main
 
 sys.exit(main())

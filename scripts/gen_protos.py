@@ -1,4 +1,4 @@
-"""Generate the Python code for proto/solitaire/v1 into services/engine/solitaire/v1.
+"""Generate the Python code for proto/solitaire/v1 into services/contract/solitaire/v1.
 
 python scripts/gen_protos.py          # regenerate
 python scripts/gen_protos.py --check  # exit 1 if the committed code is stale
@@ -18,7 +18,7 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
-OUT_ROOT = ROOT / "services" / "engine"
+OUT_ROOT = ROOT / "services" / "contract"
 PACKAGE = Path("solitaire") / "v1"
 
 

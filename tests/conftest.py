@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from patience_launcher.postgres_server import EmbeddedPostgres
 from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
@@ -18,6 +20,7 @@ from tests.gateway.engines import EngineThread
 # next run if this one was killed outright.
 SCRATCH_PREFIX = "patience-tests-"
 _scratch_key = pytest.StashKey[OwnedTempDir]()
+_tmpdir_before_key = pytest.StashKey[str | None]()
 
 
 @pytest.fixture(scope="session")
@@ -34,6 +37,34 @@ def redis_server() -> Iterator[EmbeddedRedis]:
 @pytest.fixture(scope="session")
 def redis_url(redis_server: EmbeddedRedis) -> str:
     return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[EmbeddedPostgres]:
+    """A real PostgreSQL server of the suite's own (one per xdist worker) on a free
+    loopback port: the embedded server `patience serve` runs, without fsync."""
+    server = EmbeddedPostgres().start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def database_url(postgres_server: EmbeddedPostgres) -> str:
+    return postgres_server.url
+
+
+@pytest.fixture
+def database_of_its_own(database_url: str) -> str:
+    """A new, empty database on the suite's PostgreSQL, for a test that fills the tables
+    with rows the others' boards and lists must not meet."""
+    import psycopg
+
+    name = f"own_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    return database_url.rsplit("/", 1)[0] + "/" + name
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
         sweep_abandoned(SCRATCH_PREFIX)
         scratch = OwnedTempDir(SCRATCH_PREFIX)
         config.stash[_scratch_key] = scratch
+        config.stash[_tmpdir_before_key] = os.environ.get("TMPDIR")
         # Inherited by xdist's workers and by every process the tests start.
         os.environ["TMPDIR"] = str(scratch.path)
         tempfile.tempdir = None  # forget the folder tempfile may have chosen already
@@ -83,3 +115,11 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     scratch = config.stash.get(_scratch_key, None)
     if scratch is not None:
         scratch.cleanup()
+        # A second run in this process (mutmut runs pytest several times in one) must
+        # not find TMPDIR naming the folder just removed.
+        before = config.stash.get(_tmpdir_before_key, None)
+        if before is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before
+        tempfile.tempdir = None

@@ -23,6 +23,7 @@ TINY = [
     "--rules-seconds", "0.05",
     "--solver-deals", "1",
     "--solver-seconds", "0.2",
+    "--solver-rate-nodes", "2000",
     "--engine-workers", "1",
     "--engine-concurrency", "2",
     "--gateway-concurrency", "2",
@@ -38,6 +39,10 @@ TINY = [
     "--scaling-levels", "1",
     "--probe-slow-clients", "20",
     "--probe-slow-seconds", "1",
+    "--leaderboard-players", "300",
+    "--crowding-clients", "2",
+    "--crowding-seconds", "0.3",
+    "--crowding-hints-per-second", "2",
 ]  # fmt: skip
 
 # one figure of each kind that every part must produce
@@ -48,6 +53,8 @@ EXPECTED = [
     "solver.bisley.nodes_per_s",
     "solver.napoleon-at-st-helena.library_positions_per_s",
     "solver.cody.decided",
+    "solver_rpc.napoleon-at-st-helena.flood_one_p99_ms",
+    "solver_rpc.bisley.flood_each_p99_ms",
     "engine.w1.unsealed.apply.rate",
     "engine.w1.unsealed.empty.rate",
     "engine.w1.sealed.apply.p99_ms",
@@ -85,6 +92,13 @@ EXPECTED = [
     "probes.idle.seconds",
     "probes.slow.baseline.p99_ms",
     "probes.slow.loaded.p99_ms",
+    "leaderboards.players",
+    "leaderboards.c1.top.rate",
+    "leaderboards.c1.me.p99_ms",
+    "leaderboards.step.total_us",
+    "crowding.quiet.rate",
+    "crowding.pools_filling.p99_ms",
+    "crowding.pools_filling_hints.p99_ms",
 ]
 
 
@@ -96,7 +110,7 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float
         cwd=REPO_ROOT,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=420,  # a loaded two-core machine takes twice as long as a quiet one
     )
     assert completed.returncode == 0, completed.stderr[-4000:]
     figures = json.loads((out / "latest.json").read_text())
@@ -132,6 +146,8 @@ def test_markdown_has_every_section(quick_run: tuple[dict[str, float], str]) -> 
         "## Redis Cluster",
         "## Scaling with processes",
         "## HTTP limits",
+        "## Leaderboard reads",
+        "## Searches beside moves",
     ):
         assert title in markdown
     assert "Not measured" not in markdown

@@ -2,21 +2,22 @@
 (tests/deploy/kustomize.py), every resource valid against the Kubernetes schemas
 (kubernetes-validate), and the references between them sound: selectors match pod
 labels, probes and Services name ports the containers have, every environment
-variable is one the service reads, mounts name volumes, workloads run as non-root on a
-read-only root filesystem with requests and limits."""
+variable is one the service reads, mounts name volumes, secrets come from Secrets the
+pod's user may read, workloads run as non-root on a read-only root filesystem with
+requests and limits."""
 
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
 import pytest
-from patience_engine.client import SERVICE_NAME
+from patience_contract.client import SERVICE_NAME
 
 from tests.deploy.kustomize import Doc, all_containers, find, pod_spec, render
+from tests.distributions import declared_scripts
 
 ROOT = Path(__file__).resolve().parents[2]
 KUBERNETES = ROOT / "deploy" / "kubernetes"
@@ -25,6 +26,17 @@ FOLDERS = {"base": KUBERNETES / "base", "production": KUBERNETES / "overlays" / 
 KUBERNETES_VERSION = "1.30.0"
 OUR_IMAGE = "patience-engine"
 SEAL_SECRET, SEAL_FILE = "patience-seal-key", "seal.key"
+TOKEN_SECRET, TOKEN_FILE = "patience-player-token-key", "player-token.key"
+POSTGRES_SECRET = "patience-postgres"
+# the variables the official postgres image's entrypoint reads (its documentation)
+POSTGRES_IMAGE_READS = {
+    "POSTGRES_USER",
+    "POSTGRES_DB",
+    "POSTGRES_PASSWORD",
+    "POSTGRES_PASSWORD_FILE",
+    "POSTGRES_INITDB_ARGS",
+    "PGDATA",
+}
 # set for the container itself, not read by our code: Python's, and values that other
 # variables expand with $(...)
 NOT_OURS = {"PYTHONDONTWRITEBYTECODE", "POD_NAMESPACE", "POD_IP"}
@@ -52,7 +64,7 @@ def names_the_code_reads() -> set[str]:
     """Every upper-case quoted name in the gateway's and engine's sources: the
     environment variables they read are among them."""
     names: set[str] = set()
-    for package in ("gateway/patience_gateway", "engine/patience_engine"):
+    for package in ("gateway/patience_gateway", "engine/server/patience_engine"):
         for source in (ROOT / "services" / package).rglob("*.py"):
             names.update(re.findall(r"[\"']([A-Z][A-Z0-9_]{2,})[\"']", source.read_text()))
     return names
@@ -126,12 +138,16 @@ def test_every_variable_is_one_the_service_reads(docs: list[Doc]) -> None:
             name = variable["name"]
             for reference in re.findall(r"\$\((\w+)\)", variable.get("value", "")):
                 assert reference in defined, f"{name} uses $({reference}) before it is set"
-            if container["image"].split(":")[0].endswith(OUR_IMAGE):
+            image = container["image"].split(":")[0]
+            if image.endswith(OUR_IMAGE):
                 assert name in read or name in NOT_OURS, f"{name} is read by no setting"
+            elif image == "postgres":
+                assert name in POSTGRES_IMAGE_READS, f"{name} is not read by the postgres image"
             else:
                 assert name in scripts, f"{name} is used by no script of {container['name']}"
             defined.append(name)
     assert {"REDIS_CLUSTER", "ENGINE_SEAL_KEY_FILE", "GATEWAY_WORKERS"} <= read
+    assert {"DATABASE_URL", "PLAYER_TOKEN_KEY_FILE"} <= read
 
 
 def test_mounts_name_volumes_and_the_seal_key_comes_from_its_secret(docs: list[Doc]) -> None:
@@ -148,7 +164,11 @@ def test_mounts_name_volumes_and_the_seal_key_comes_from_its_secret(docs: list[D
             if "configMap" in volume:
                 assert volume["configMap"]["name"] in config_maps
             if "secret" in volume:
-                assert volume["secret"]["secretName"] == SEAL_SECRET
+                assert volume["secret"]["secretName"] in (
+                    SEAL_SECRET,
+                    TOKEN_SECRET,
+                    POSTGRES_SECRET,
+                )
     engine = find(docs, "Deployment", "patience-engine")
     [container] = pod_spec(engine)["containers"]  # type: ignore[index]
     env = {v["name"]: v.get("value") for v in container["env"]}
@@ -157,8 +177,69 @@ def test_mounts_name_volumes_and_the_seal_key_comes_from_its_secret(docs: list[D
     assert "ENGINE_SEAL_KEY" not in env  # the key never sits in the manifest
 
 
+def secret_mount(workload: Doc, container: Doc, secret: str) -> str:
+    """Where `container` finds the files of the Secret `secret`."""
+    volumes = pod_spec(workload)["volumes"]  # type: ignore[index]
+    [volume] = [v for v in volumes if v.get("secret", {}).get("secretName") == secret]
+    [mount] = [m for m in container["volumeMounts"] if m["name"] == volume["name"]]
+    assert mount["readOnly"] is True
+    path: str = mount["mountPath"]
+    return path
+
+
+def test_the_gateways_secrets_come_from_secrets(docs: list[Doc]) -> None:
+    """The database's URL (with its password) and the token keys never sit in a
+    manifest: DATABASE_URL from a Secret's key, the keys as a Secret's file."""
+    gateway = find(docs, "Deployment", "patience-gateway")
+    [container] = pod_spec(gateway)["containers"]  # type: ignore[index]
+    env = {v["name"]: v for v in container["env"]}
+    assert env["DATABASE_URL"]["valueFrom"]["secretKeyRef"]["name"] == POSTGRES_SECRET
+    assert "value" not in env["DATABASE_URL"]
+    key_file = env["PLAYER_TOKEN_KEY_FILE"]["value"]
+    assert key_file == f"{secret_mount(gateway, container, TOKEN_SECRET)}/{TOKEN_FILE}"
+    assert "PLAYER_TOKEN_KEYS" not in env
+
+
+def test_every_secret_file_is_readable_by_the_pods_user_alone(docs: list[Doc]) -> None:
+    """A Secret's files belong to root: a pod that runs as another user reads them
+    through its fsGroup, with the group's read bit, and nobody else may read them."""
+    for workload in workloads(docs):
+        spec = pod_spec(workload)
+        assert spec is not None
+        for volume in spec.get("volumes", []):
+            if "secret" in volume:
+                mode = volume["secret"]["defaultMode"]
+                assert mode & 0o040 and not mode & 0o007, (workload["metadata"]["name"], oct(mode))
+                context = spec["securityContext"]
+                assert context["fsGroup"] == context["runAsGroup"], workload["metadata"]["name"]
+
+
+def test_postgres_keeps_its_data_and_is_probed_over_tcp(docs: list[Doc]) -> None:
+    postgres = find(docs, "StatefulSet", "patience-postgres")
+    assert postgres["spec"]["replicas"] == 1  # a second replica would be another database
+    [claim] = postgres["spec"]["volumeClaimTemplates"]
+    spec = pod_spec(postgres)
+    assert spec is not None
+    [container] = spec["containers"]
+    env = {v["name"]: v.get("value") for v in container["env"]}
+    [data] = [m for m in container["volumeMounts"] if m["name"] == claim["metadata"]["name"]]
+    assert env["PGDATA"].startswith(data["mountPath"] + "/")  # below lost+found's folder
+    password = secret_mount(postgres, container, POSTGRES_SECRET)
+    assert env["POSTGRES_PASSWORD_FILE"].startswith(password + "/")
+    assert "POSTGRES_PASSWORD" not in env
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        command = container[probe]["exec"]["command"]
+        assert command[0] == "pg_isready"
+        # the temporary server of the first start answers on the Unix socket only
+        assert command[command.index("--host") + 1] == "127.0.0.1"
+        assert command[command.index("--username") + 1] == env["POSTGRES_USER"]
+    # the Alpine image's postgres user, which owns what it writes
+    assert container["image"].split(":")[1].endswith("-alpine")
+    assert spec["securityContext"]["runAsUser"] == 70
+
+
 def test_containers_are_locked_down_and_sized(docs: list[Doc]) -> None:
-    scripts = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"])
+    scripts = declared_scripts()
     for workload in workloads(docs):
         spec = pod_spec(workload)
         assert spec is not None

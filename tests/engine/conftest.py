@@ -7,7 +7,7 @@ from typing import Any
 
 import grpc
 import pytest
-from patience_engine.client import EngineClient, SyncEngineClient
+from patience_contract.client import EngineClient, SyncEngineClient
 from patience_engine.server import EngineConfig
 from solitaire.v1 import engine_pb2_grpc
 

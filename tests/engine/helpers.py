@@ -8,18 +8,21 @@ e.g. under Hypothesis) can talk to it over a real gRPC channel.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import os
 import threading
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import grpc
 import patience
 import pytest
-from patience_engine.client import EngineError
+from patience_contract.client import EngineError
 from patience_engine.codec import Position, encode_state
+from patience_engine.config import speed_paths_from_env
 from patience_engine.sealing import HEADER_BYTES, Sealer
 from patience_engine.server import EngineConfig, RunningEngine, start_server
 from solitaire.v1 import engine_pb2_grpc, game_pb2
@@ -32,9 +35,14 @@ WINS_FILE = Path(__file__).resolve().parents[1] / "rules" / "golden" / "wins.jso
 
 
 class EngineThread:
-    """An engine server on 127.0.0.1 (free port) in a background thread."""
+    """An engine server on 127.0.0.1 (free port) in a background thread.
+
+    PATIENCE_SPEED_PATHS=off in the tests' environment turns the speed paths off in
+    every engine the tests start, so that the whole suite can run on the reference."""
 
     def __init__(self, config: EngineConfig) -> None:
+        if not speed_paths_from_env(os.environ):
+            config = dataclasses.replace(config, speed_paths=False)
         self.config = config
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
@@ -152,3 +160,22 @@ def mutated(original: bytes, edits: list[tuple[int, int]], how: str) -> bytes:
         elif how == "truncate":
             data = data[: max(at, 1)]
     return bytes(data)
+
+
+def searching_config(processes: int, queue: int) -> EngineConfig:
+    """One engine process on a free port, with `processes` search processes and a queue
+    of `queue` searches."""
+    return EngineConfig(
+        listen="127.0.0.1:0", workers=1, solver_processes=processes, solver_queue=queue
+    )
+
+
+@contextmanager
+def engine_running(config: EngineConfig) -> Iterator[EngineThread]:
+    """An engine of `config` for the block's length (an engine of its own: nothing
+    another test asked is remembered in it)."""
+    engine = EngineThread(config).start()
+    try:
+        yield engine
+    finally:
+        engine.stop()

@@ -8,7 +8,7 @@ from concurrent import futures
 
 import grpc
 import pytest
-from patience_engine.client import EngineClient, EngineError, EngineUnavailable, SyncEngineClient
+from patience_contract.client import EngineClient, EngineError, EngineUnavailable, SyncEngineClient
 from patience_engine.config import EngineConfig
 from patience_engine.sealing import key_id_of
 from solitaire.v1 import game_pb2

@@ -15,7 +15,7 @@ from concurrent import futures
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from patience_engine.client import EngineClient, SyncEngineClient
+from patience_contract.client import EngineClient, SyncEngineClient
 from solitaire.v1 import engine_pb2, engine_pb2_grpc
 
 from tests.engine.helpers import EngineThread

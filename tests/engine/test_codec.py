@@ -6,6 +6,7 @@ import random
 
 import patience
 import pytest
+from patience_contract.errors import Reason, Rejected
 from patience_engine.codec import (
     RECENT_STATES,
     Position,
@@ -14,7 +15,6 @@ from patience_engine.codec import (
     encode_move,
     encode_state,
 )
-from patience_engine.errors import Reason, Rejected
 from patience_engine.memo import Memo
 from solitaire.v1 import game_pb2
 

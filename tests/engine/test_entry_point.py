@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from patience_engine.client import SyncEngineClient
+from patience_contract.client import SyncEngineClient
 from patience_engine.sealing import key_id_of
 
 from tests.engine.helpers import key_id_in

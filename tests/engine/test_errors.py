@@ -7,8 +7,8 @@ import patience
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from patience_contract.client import EngineClient
 from patience_engine import servicer
-from patience_engine.client import EngineClient
 from patience_engine.codec import Position, encode_state
 from patience_engine.servicer import MAX_BATCH_MOVES
 from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2

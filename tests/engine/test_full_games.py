@@ -10,7 +10,7 @@ from typing import Any
 
 import patience
 import pytest
-from patience_engine.client import EngineClient
+from patience_contract.client import EngineClient
 from solitaire.v1 import game_pb2
 
 from tests.engine.helpers import SEAL_KEY, WINS_FILE, game_state_of, load_wins, state_of

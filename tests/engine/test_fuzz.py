@@ -12,7 +12,7 @@ import grpc
 import patience
 from hypothesis import given
 from hypothesis import strategies as st
-from patience_engine.client import EngineError, SyncEngineClient
+from patience_contract.client import EngineError, SyncEngineClient
 from patience_engine.codec import Position, encode_state
 from patience_engine.sealing import OVERHEAD_BYTES
 from solitaire.v1 import game_pb2

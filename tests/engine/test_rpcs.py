@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import patience
 import pytest
-from patience_engine.client import EngineClient, SyncEngineClient
+from patience_contract.client import EngineClient, SyncEngineClient
 from patience_engine.codec import CARD_NAMES
 from solitaire.v1 import game_pb2
 
@@ -209,3 +212,24 @@ def test_sync_client_speaks_every_rpc(sync_client: SyncEngineClient) -> None:
     # Two reply types with the same fields: the same bytes.
     assert one.SerializeToString() == many.SerializeToString()
     assert sync_client.player_view(one.state) == one.view
+
+
+async def test_a_given_deal_kept_hidden_shows_only_at_the_end(client: EngineClient) -> None:
+    """hide_deal: the deal is the one given, its number hidden from the views until the
+    game is over, as a random deal's."""
+    reply = await client.new_game("bisley", deal=1, hide_deal=True)
+    assert state_of(reply.state) == patience.get_variant("bisley").new_game(1)
+    assert reply.view.deal == ""
+    shown = await client.new_game("bisley", deal=1)
+    assert shown.view.deal == "1"
+    line = _golden_bisley_win()
+    played = await client.apply_moves(reply.state, line[:-1])
+    assert played.view.deal == "" and played.view.status == game_pb2.GAME_STATUS_PLAYING
+    won = await client.apply_moves(played.state, line[-1:])
+    assert won.view.status == game_pb2.GAME_STATUS_WON and won.view.deal == "1"
+
+
+def _golden_bisley_win() -> list[str]:
+    wins = json.loads((Path(__file__).parents[1] / "rules" / "golden" / "wins.json").read_text())
+    assert wins["bisley"]["deal"] == 1
+    return list(wins["bisley"]["moves"])

@@ -12,10 +12,10 @@ import pytest
 from google.protobuf.message import DecodeError
 from hypothesis import given
 from hypothesis import strategies as st
-from patience_engine import wire
-from patience_engine.client import EngineClient, EngineError
+from patience_contract.client import EngineClient, EngineError
+from patience_contract.errors import Rejected
 from patience_engine.config import EngineConfig
-from patience_engine.errors import Rejected
+from patience_engine.encoding import REFERENCE
 from patience_engine.sealing import (
     ENVELOPE_VERSION,
     HEADER_BYTES,
@@ -276,7 +276,7 @@ async def test_an_engine_without_a_key_calls_out_a_rearranged_stock(
         )
         # Written without `encode_state`, whose memo (shared with the engine running in
         # this process) would take the bytes for the engine's own.
-        plain = game_pb2.SealedState(state=wire.game_state(forged, False))
+        plain = game_pb2.SealedState(state=REFERENCE.game_state(forged, False))
         for call in (client.player_view, client.legal_moves):
             error = await expect_error(call(plain))
             assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_STATE")

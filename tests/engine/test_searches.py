@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import grpc
 import patience
 import pytest
-from patience_engine.client import EngineClient, EngineError
+from patience_contract.client import EngineClient, EngineError
 from patience_engine.search_budgets import (
     DEADLINE_MARGIN_SECONDS,
     DEADLINE_MARGIN_SHARE,
@@ -22,12 +22,24 @@ from patience_engine.search_budgets import (
     time_to_answer,
 )
 from patience_engine.search_replies import answer
-from patience_engine.searches import SEARCH_NICENESS, SearchJob, SearchPool
-from patience_engine.server import EngineConfig
+from patience_engine.searches import (
+    LEAST_HINT_SHARE,
+    SEARCH_NICENESS,
+    SearchJob,
+    SearchPool,
+    hint_seconds,
+)
 from solitaire.v1 import engine_pb2, game_pb2
 
-from tests.engine.helpers import EngineThread, expect_error, state_of, unsealed
-from tests.rules.conftest import position
+from tests.engine.helpers import (
+    EngineThread,
+    engine_running,
+    expect_error,
+    searching_config,
+    state_of,
+    unsealed,
+)
+from tests.oracle import position
 from tests.solver.positions import shuttle
 
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
@@ -40,12 +52,8 @@ LONG_SEARCH = {"max_positions": SOLVE_LIMITS.max_positions, "max_milliseconds": 
 @pytest.fixture(scope="module")
 def solo_engine() -> Iterator[EngineThread]:
     """An engine with one search process and no queue: a second search is refused."""
-    config = EngineConfig(listen="127.0.0.1:0", workers=1, solver_processes=1, solver_queue=0)
-    engine = EngineThread(config).start()
-    try:
+    with engine_running(searching_config(processes=1, queue=0)) as engine:
         yield engine
-    finally:
-        engine.stop()
 
 
 async def until(condition: Callable[[], bool], what: str) -> None:
@@ -248,9 +256,7 @@ async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None
     """One search process, busy with a long solve, and a second solve waiting: a hint
     that comes last is taken up first when the process is free, and searches with its
     whole budget (not the budget less the time it waited)."""
-    config = EngineConfig(listen="127.0.0.1:0", workers=1, solver_processes=1, solver_queue=4)
-    engine = EngineThread(config).start()
-    try:
+    with engine_running(searching_config(processes=1, queue=4)) as engine:
         async with EngineClient(engine.target, timeout=120) as client:
             hard = await client.new_game(*HARD[:1], deal=HARD[1])
             easy = await client.new_game("bisley", deal=7)
@@ -273,8 +279,6 @@ async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None
             assert not waiting.done()  # the solve that came first still waits or runs
             waiting.cancel()
             await until(lambda: searches_running(engine) == 0, "the solves to stop")
-    finally:
-        engine.stop()
 
 
 async def test_a_killed_search_process_fails_its_search_and_is_replaced(
@@ -352,7 +356,7 @@ async def test_the_view_tells_the_outlook(client: EngineClient) -> None:
 
 
 def test_sync_client_searches(sync_client: object) -> None:
-    from patience_engine.client import SyncEngineClient
+    from patience_contract.client import SyncEngineClient
 
     assert isinstance(sync_client, SyncEngineClient)
     game = sync_client.new_game("bisley", deal=7)
@@ -371,10 +375,50 @@ async def test_search_processes_run_below_the_server_in_cpu_priority() -> None:
     try:
         [pid] = pool.process_ids
         await until(lambda: _niceness(pid) != os.nice(0), "the niceness set")
-        assert _niceness(pid) == os.nice(0) + SEARCH_NICENESS
+        assert _niceness(pid) == min(19, os.nice(0) + SEARCH_NICENESS)
     finally:
         pool.close()
 
 
 def _niceness(pid: int) -> int:
     return os.getpriority(os.PRIO_PROCESS, pid)
+
+
+def test_a_hints_time_is_shared_with_the_hints_waiting_behind_it() -> None:
+    assert hint_seconds(0.8, 0, 1) == 0.8
+    assert hint_seconds(0.8, 1, 1) == pytest.approx(0.4)
+    assert hint_seconds(0.9, 2, 1) == pytest.approx(0.3)
+    assert hint_seconds(0.8, 2, 2) == pytest.approx(0.4)  # one waiting per process
+    assert hint_seconds(0.8, 10, 1) == pytest.approx(0.8 * LEAST_HINT_SHARE)
+
+
+async def test_hints_waiting_behind_one_another_search_a_share_of_their_time() -> None:
+    """One search process busy with a solve, then three hints of positions no search
+    decides quickly, each allowed 3 s. When the process frees, the first hint taken up
+    has two waiting behind it and searches a third of its 3 s; the second, with one
+    behind it, half; the last its whole time."""
+    with engine_running(searching_config(processes=1, queue=4)) as engine:
+        async with EngineClient(engine.target, timeout=120) as client:
+            hard = await client.new_game(*HARD[:1], deal=HARD[1])
+            # three positions of the deal: hints of one position would share one search
+            states = [hard.state] + [
+                (await client.apply_move(hard.state, move)).state
+                for move in hard.view.legal_moves[:2]
+            ]
+            running = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
+            await until(lambda: searches_running(engine) == 1, "the solve to start")
+            hints = []
+            for n, state in enumerate(states, start=1):
+                hints.append(asyncio.create_task(client.hint(state, max_milliseconds=3000)))
+                await until(
+                    lambda n=n: engine.running is not None and engine.running.searches.waiting == n,
+                    f"hint {n} to queue",
+                )
+            running.cancel()
+            first, second, last = [await hint for hint in hints]
+            assert first.verdict == second.verdict == engine_pb2.VERDICT_UNKNOWN
+            # the searches stop at their share (the clock is read every few hundred
+            # positions): well under the 3 s asked, and the last gets more than both
+            assert first.milliseconds < 1500 and second.milliseconds < 2000
+            if last.verdict == engine_pb2.VERDICT_UNKNOWN:
+                assert last.milliseconds > second.milliseconds

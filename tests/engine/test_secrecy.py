@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 import patience
-from patience_engine.client import EngineClient, EngineError
+from patience_contract.client import EngineClient, EngineError
 from patience_engine.codec import CARD_NAMES
 from solitaire.v1 import game_pb2
 

@@ -12,7 +12,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
-from patience_engine.client import EngineClient, EngineError, EngineUnavailable, SyncEngineClient
+from patience_contract.client import EngineClient, EngineError, EngineUnavailable, SyncEngineClient
 from patience_engine.config import EngineConfig
 from solitaire.v1 import game_pb2
 

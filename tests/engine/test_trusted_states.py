@@ -20,10 +20,10 @@ import patience
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from patience_contract.client import EngineClient
+from patience_contract.errors import Reason, Rejected
 from patience_engine import codec
-from patience_engine.client import EngineClient
 from patience_engine.codec import Position, decode_state, encode_state
-from patience_engine.errors import Reason, Rejected
 from patience_engine.sealing import Sealer
 from patience_engine.views import player_view_bytes
 from solitaire.v1 import game_pb2

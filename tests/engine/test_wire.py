@@ -1,4 +1,6 @@
-"""The hand-written wire encoding is exactly protobuf's own, and says the right things."""
+"""Both reply writers (patience_engine.encoding) write exactly protobuf's own bytes and
+say the right things; tests/engine/test_speed_path.py holds the speed path to the
+reference on every reply of every variant."""
 
 from __future__ import annotations
 
@@ -6,10 +8,19 @@ import random
 
 import patience
 import pytest
-from patience_engine import wire
 from patience_engine.codec import CARD_NAMES, Position, encode_state
+from patience_engine.encoding import REFERENCE, SPEED_PATH, ReplyWriter, fast
 from patience_engine.views import player_view_bytes, view_of_state
 from solitaire.v1 import engine_pb2, game_pb2
+
+
+@pytest.fixture(
+    params=[pytest.param(SPEED_PATH, id="speed-path"), pytest.param(REFERENCE, id="reference")]
+)
+def writer(request: pytest.FixtureRequest) -> ReplyWriter:
+    """Each writer in turn."""
+    found: ReplyWriter = request.param
+    return found
 
 
 def states(variant_id: str) -> list[patience.State]:
@@ -38,7 +49,7 @@ def canonical(message_type: type, data: bytes) -> object:
 
 
 @pytest.mark.parametrize("variant_id", list(patience.VARIANTS))
-def test_game_state_bytes_are_protobufs_own(variant_id: str) -> None:
+def test_game_state_bytes_are_protobufs_own(variant_id: str, writer: ReplyWriter) -> None:
     for state in states(variant_id):
         for secret in (False, True):
             expected = game_pb2.GameState(
@@ -51,21 +62,23 @@ def test_game_state_bytes_are_protobufs_own(variant_id: str) -> None:
                 deal_secret=secret,
                 draws=state.draws,
             )
-            assert wire.game_state(state, secret) == expected.SerializeToString()
+            assert writer.game_state(state, secret) == expected.SerializeToString()
 
 
-def test_options_are_in_the_state_and_the_view() -> None:
+def test_options_are_in_the_state_and_the_view(writer: ReplyWriter) -> None:
     state = patience.get_variant("napoleon-at-st-helena").new_game(2, ["fill_from_waste_only"])
-    message = canonical(game_pb2.GameState, encode_state(Position(state, False)))
+    message = canonical(game_pb2.GameState, encode_state(Position(state, False), writer))
     assert list(message.options) == ["fill_from_waste_only"]  # type: ignore[attr-defined]
-    view = canonical(game_pb2.PlayerView, player_view_bytes(Position(state, False)))
+    view = canonical(game_pb2.PlayerView, player_view_bytes(Position(state, False), writer=writer))
     assert list(view.options) == ["fill_from_waste_only"]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("variant_id", list(patience.VARIANTS))
-def test_player_view_bytes_are_canonical_and_right(variant_id: str) -> None:
+def test_player_view_bytes_are_canonical_and_right(variant_id: str, writer: ReplyWriter) -> None:
     for state in states(variant_id):
-        view = canonical(game_pb2.PlayerView, player_view_bytes(Position(state, False)))
+        view = canonical(
+            game_pb2.PlayerView, player_view_bytes(Position(state, False), writer=writer)
+        )
         assert isinstance(view, game_pb2.PlayerView)
         assert view.variant == variant_id
         assert [pile.id for pile in view.piles] == list(state.variant.pile_ids)
@@ -98,7 +111,7 @@ def test_player_view_bytes_are_canonical_and_right(variant_id: str) -> None:
         assert view.deal == str(state.deal)
 
 
-def test_moves_and_events_are_canonical() -> None:
+def test_moves_and_events_are_canonical(writer: ReplyWriter) -> None:
     moves = [
         patience.Move.transfer("t4", "t7", count=3),
         patience.Move.transfer("waste", "t10"),
@@ -107,7 +120,7 @@ def test_moves_and_events_are_canonical() -> None:
         patience.Move.withdraw("t5", "t9"),
     ]
     for move in moves:
-        message = canonical(game_pb2.Move, wire.move_message(move))
+        message = canonical(game_pb2.Move, writer.move_message(move))
         assert isinstance(message, game_pb2.Move)
         assert message.notation == str(move)
         assert (message.source, message.target, message.count) == (
@@ -118,20 +131,26 @@ def test_moves_and_events_are_canonical() -> None:
         assert tuple(message.columns) == move.columns
 
 
-# The three game replies share their fields and numbers, so one encoding serves all three.
+# The game replies share their fields and numbers, so the speed path writes them alike.
 @pytest.mark.parametrize(
     "reply_type",
-    [engine_pb2.NewGameResponse, engine_pb2.ApplyMoveResponse, engine_pb2.ApplyMovesResponse],
+    [
+        engine_pb2.NewGameResponse,
+        engine_pb2.ApplyMoveResponse,
+        engine_pb2.ApplyMovesResponse,
+        engine_pb2.AutoplayResponse,
+    ],
 )
-def test_game_replies_are_protobufs_own(reply_type: type) -> None:
+def test_game_replies_are_protobufs_own(reply_type: type, writer: ReplyWriter) -> None:
     state = patience.get_variant("napoleon-at-st-helena").new_game(4)
     after, events = state.apply_with_events(patience.Move.deal())
-    data = encode_state(Position(after, True))
-    view = player_view_bytes(Position(after, True))
+    data = encode_state(Position(after, True), writer)
+    view = player_view_bytes(Position(after, True), writer=writer)
     reply = canonical(
         reply_type,
-        wire.game_response(
-            wire.sealed_state(data, b"\x01" * 32),
+        writer.game_response(
+            reply_type,
+            writer.sealed_state(data, b"\x01" * 32),
             view,
             [patience.Move.deal()],
             events,
@@ -146,29 +165,40 @@ def test_game_replies_are_protobufs_own(reply_type: type) -> None:
     ]
 
 
-def test_player_view_reply_is_protobufs_own() -> None:
-    view = player_view_bytes(Position(patience.get_variant("usk").new_game(4), False))
-    reply = canonical(engine_pb2.GetPlayerViewResponse, wire.player_view_response(view))
+def test_player_view_reply_is_protobufs_own(writer: ReplyWriter) -> None:
+    view = player_view_bytes(
+        Position(patience.get_variant("usk").new_game(4), False), writer=writer
+    )
+    reply = canonical(engine_pb2.GetPlayerViewResponse, writer.player_view_response(view))
     assert isinstance(reply, engine_pb2.GetPlayerViewResponse)
     assert reply.view == game_pb2.PlayerView.FromString(view)
 
 
 def test_long_fields_get_multi_byte_lengths() -> None:
-    assert wire.varint(0) == b"\x00"
-    assert wire.varint(127) == b"\x7f"
-    assert wire.varint(128) == b"\x80\x01"
-    assert wire.varint(300) == b"\xac\x02"
-    assert wire.varint(2**32 - 1) == b"\xff\xff\xff\xff\x0f"
+    assert fast.varint(0) == b"\x00"
+    assert fast.varint(127) == b"\x7f"
+    assert fast.varint(128) == b"\x80\x01"
+    assert fast.varint(300) == b"\xac\x02"
+    assert fast.varint(2**32 - 1) == b"\xff\xff\xff\xff\x0f"
     long_text = "x" * 1000
-    message = canonical(game_pb2.PileView, wire.text_field(1, long_text))
+    message = canonical(game_pb2.PileView, fast.text_field(1, long_text))
     assert message.id == long_text  # type: ignore[attr-defined]
 
 
-def test_remembered_views_are_the_views_of_their_states() -> None:
+def test_remembered_views_are_the_views_of_their_states(writer: ReplyWriter) -> None:
     for variant_id in ("cody", "napoleon-at-st-helena"):
         for state in states(variant_id)[:4]:
             position = Position(state, True)
-            data = encode_state(position)
-            first = view_of_state(data, position)
-            assert first == player_view_bytes(position)
-            assert view_of_state(data, position) is first
+            data = encode_state(position, writer)
+            first = view_of_state(data, position, writer)
+            assert first == player_view_bytes(position, writer=writer)
+            assert view_of_state(data, position, writer) is first
+
+
+def test_each_writer_remembers_only_the_views_it_wrote() -> None:
+    position = Position(patience.get_variant("bisley").new_game(8), False)
+    data = encode_state(position)
+    fast_view = view_of_state(data, position, SPEED_PATH)
+    reference_view = view_of_state(data, position, REFERENCE)
+    assert reference_view == fast_view
+    assert reference_view is not fast_view

@@ -19,11 +19,12 @@ class Service:
 
 
 @pytest.fixture(scope="session")
-def service(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    """`patience serve` with its own Redis and PostgreSQL, as a user runs it: sharing the
+    suite's Redis would share its locks and outboxes with gateways of another PostgreSQL."""
     folder = tmp_path_factory.mktemp("service")
     env = {
         **os.environ,
-        "REDIS_URL": redis_url,
         "ENGINE_SEAL_KEY": "examples-seal-key",
         "PATIENCE_DATA_DIR": str(folder),
         # the origin of docs/api.md's CORS examples

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -152,7 +153,7 @@ def _needs(path: Path) -> None:
     for tool in ("curl", "jq"):
         if tool in text:
             program(tool)
-    if "node_modules/.bin/" in text:
+    if "node_modules/.bin/" in text or re.search(r"(^|\s)node\s", text):
         node()
 
 

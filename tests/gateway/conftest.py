@@ -10,15 +10,22 @@ the suite's Redis Cluster (3 primaries, 3 replicas), with the same assertions. T
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.redis_client import open_redis
 from patience_gateway.settings import Settings
+from patience_gateway.storage.clients import open_redis
 from redis.asyncio.cluster import RedisCluster
 
 from tests.gateway.engines import EngineThread
-from tests.gateway.helpers import Gateway, running_gateway
+from tests.gateway.helpers import (
+    OLD_PLAYER_KEY,
+    PLAYER_KEY,
+    Gateway,
+    environment_speed_paths,
+    running_gateway,
+)
 
 NODE, CLUSTER = "node", "cluster"
 
@@ -53,12 +60,33 @@ def settings(store_kind: str, request: pytest.FixtureRequest, engine: EngineThre
         max_body_bytes=4096,
         redis_timeout_seconds=30.0,
         engine_timeout_seconds=30.0,
+        speed_paths=environment_speed_paths(),
     )
 
 
 @pytest.fixture(scope="session")
 async def gateway(settings: Settings) -> AsyncIterator[Gateway]:
     async with running_gateway(settings) as gateway:
+        yield gateway
+
+
+@pytest.fixture(scope="session")
+def records_settings(settings: Settings, database_url: str) -> Settings:
+    """The suite's gateway settings with players and records: the suite's PostgreSQL
+    and a player token key (the current key first, an older one that still verifies)."""
+    return replace(
+        settings,
+        database_url=database_url,
+        player_token_keys=(PLAYER_KEY, OLD_PLAYER_KEY),
+        # every test's players come from one address: the limit has a test of its own
+        new_players_per_minute=100_000,
+    )
+
+
+@pytest.fixture(scope="session")
+async def records_gateway(records_settings: Settings) -> AsyncIterator[Gateway]:
+    """A gateway that keeps players and records (its clock: `SteadyClock`)."""
+    async with running_gateway(records_settings) as gateway:
         yield gateway
 
 

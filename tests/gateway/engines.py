@@ -4,8 +4,10 @@ be stopped and started again on the same port while a gateway uses it."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 
+from patience_engine.config import speed_paths_from_env
 from patience_engine.server import EngineConfig, RunningEngine, start_server
 
 SEAL_KEY = b"gateway-tests-seal-key"
@@ -41,6 +43,8 @@ class EngineThread:
                 workers=1,
                 seal_key=self.seal_key,
                 old_seal_keys=self.old_seal_keys,
+                # PATIENCE_SPEED_PATHS=off runs the gateway tests on the reference paths
+                speed_paths=speed_paths_from_env(os.environ),
             )
             try:
                 self._running = loop.run_until_complete(start_server(config))

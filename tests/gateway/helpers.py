@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,13 +12,24 @@ from typing import Any
 
 import httpx
 from fastapi import FastAPI
-from patience_gateway import models
 from patience_gateway.app import create_app
-from patience_gateway.settings import Settings
+from patience_gateway.settings import SPEED_PATHS_VARIABLE, Settings
 from pydantic import BaseModel
 
+from tests.gateway.documented import models
+
 WINS_FILE = Path(__file__).resolve().parents[1] / "rules" / "golden" / "wins.json"
+# The players' token keys of the suite's gateways: the current one, then an older one.
+PLAYER_KEY = "5f" * 32
+OLD_PLAYER_KEY = "a3" * 32
 PROBLEM_FIELDS = {"type", "title", "status", "detail", "instance", "code"}
+
+
+def environment_speed_paths() -> bool:
+    """PATIENCE_SPEED_PATHS as the gateway reads it from the environment: the suite's
+    gateways follow it, so that it runs with the speed paths on (the default) or off."""
+    given = os.environ.get(SPEED_PATHS_VARIABLE, "")
+    return Settings.from_env({SPEED_PATHS_VARIABLE: given}).speed_paths
 
 
 @dataclass
@@ -96,10 +108,27 @@ class GameHandle:
             self.etag = response.headers["etag"]
 
 
+class SteadyClock:
+    """The records' clock of a test gateway: a second later at each reading, from a
+    fixed start, so two gateways given the same requests write the same records."""
+
+    START_MS = 1_780_000_000_000
+
+    def __init__(self) -> None:
+        self.now_ms = self.START_MS
+
+    def __call__(self) -> int:
+        self.now_ms += 1000
+        return self.now_ms
+
+
 @asynccontextmanager
-async def running_gateway(settings: Settings) -> AsyncIterator[Gateway]:
+async def running_gateway(
+    settings: Settings, clock: Callable[[], int] | None = None
+) -> AsyncIterator[Gateway]:
     app = create_app(settings)
     async with app.router.lifespan_context(app):
+        app.state.games.clock = clock or SteadyClock()
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
             yield Gateway(app, http)
@@ -121,7 +150,7 @@ def assert_problem(response: httpx.Response, status: int, code: str) -> dict[str
 
 def view_without_identity(view: dict[str, Any]) -> dict[str, Any]:
     """A view with the fields that name the game, its version or the change made left out."""
-    identity = {"id", "version", "token", "move", "autoplayed", "moves", "events"}
+    identity = {"id", "version", "token", "move", "autoplayed", "moves", "events", "record"}
     return {k: v for k, v in view.items() if k not in identity}
 
 

@@ -1,6 +1,7 @@
-"""Forcing races in the gateway: a part of its service (the engine client or the
-store) replaced for a block by a wrapper that holds or interleaves calls, so that
-the order a test needs happens for sure instead of by scheduling."""
+"""Forcing races in the gateway: a dependency of its game operations (the engine client
+or the store, `app.state.games`) replaced for a block by a wrapper that holds or
+interleaves calls, so that the order a test needs happens for sure instead of by
+scheduling."""
 
 from __future__ import annotations
 
@@ -36,14 +37,14 @@ class Around:
 
 @contextmanager
 def wrapped(gateway: Gateway, part: str, method: str, around: Any) -> Iterator[None]:
-    """The service's `part` ("engine" or "store") with `method` wrapped, in the block."""
-    service = gateway.app.state.service
-    original = getattr(service, part)
-    setattr(service, part, Around(original, method, around))
+    """The games' `part` ("engine" or "store") with `method` wrapped, in the block."""
+    games = gateway.app.state.games
+    original = getattr(games, part)
+    setattr(games, part, Around(original, method, around))
     try:
         yield
     finally:
-        setattr(service, part, original)
+        setattr(games, part, original)
 
 
 @contextmanager

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 from patience_engine.servicer import MAX_BATCH_MOVES
-from patience_gateway import store
-from patience_gateway.service import ENGINE_BATCH_LIMIT
-from patience_gateway.store import game_keys, legacy_key, script_keys
+from patience_gateway.games.deps import ENGINE_BATCH_LIMIT
+from patience_gateway.storage import store
+from patience_gateway.storage.keys import game_keys, legacy_key, script_keys
 from solitaire.v1 import game_pb2
 
 from tests.gateway.helpers import GameHandle, Gateway, view_without_identity
@@ -148,7 +148,7 @@ async def test_a_long_game_of_the_earlier_layout_is_undone_in_batches_the_engine
 
     keys = game_keys(game.id)
     dealt = game_pb2.SealedState.FromString(await redis.lindex(keys.states, 0))
-    engine = gateway.app.state.service.engine
+    engine = gateway.app.state.games.engine
     current = await engine.apply_moves(dealt, moves[:ENGINE_BATCH_LIMIT])
     current = await engine.apply_moves(current.state, moves[ENGINE_BATCH_LIMIT:])
     await redis.rpush(keys.moves, *moves)
@@ -160,7 +160,7 @@ async def test_a_long_game_of_the_earlier_layout_is_undone_in_batches_the_engine
     undone = await gateway.undo(game)
     assert undone.status_code == 200, undone.text
     assert undone.json()["piles"] == tables[(played - 1) % 2]
-    assert undone.json()["counters"]["moves_made"] == played - 1
+    assert undone.json()["counters"]["position"] == played - 1
 
 
 async def test_a_game_of_200_moves_keeps_within_4_kb(

@@ -8,9 +8,9 @@ import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
-from patience_gateway.cors import cors_middleware, parse_origins
-from patience_gateway.fast_moves import MoveFastPath
-from patience_gateway.settings import Settings, SettingsError
+from patience_gateway.http.cors import cors_middleware
+from patience_gateway.settings import Settings, SettingsError, parse_origins
+from patience_gateway.speed.moves import MoveFastPath
 
 from tests.gateway.helpers import Gateway, assert_problem, running_gateway
 
@@ -21,7 +21,9 @@ EXPOSED = {"etag", "location", "retry-after", "idempotent-replayed"}
 
 @pytest.fixture(scope="module")
 async def cors_gateway(settings: Settings) -> AsyncIterator[Gateway]:
-    async with running_gateway(dataclasses.replace(settings, cors_origins=(PAGE,))) as gateway:
+    """With its speed paths, whatever PATIENCE_SPEED_PATHS says: CORS must wrap them."""
+    cors = dataclasses.replace(settings, cors_origins=(PAGE,), speed_paths=True)
+    async with running_gateway(cors) as gateway:
         yield gateway
 
 

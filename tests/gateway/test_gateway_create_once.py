@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.create_records import CREATE_RECORD_SECONDS
-from patience_gateway.store import create_record_key, game_keys
+from patience_gateway.games.create_records import CREATE_RECORD_SECONDS
+from patience_gateway.storage.keys import create_record_key, game_keys
 
 from tests.gateway.helpers import Gateway, assert_problem
 from tests.gateway.races import gated

@@ -13,7 +13,13 @@ import pytest
 from patience_gateway.settings import Settings
 
 from tests.gateway.engines import EngineThread
-from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
+from tests.gateway.helpers import (
+    GameHandle,
+    Gateway,
+    assert_problem,
+    environment_speed_paths,
+    running_gateway,
+)
 
 
 @pytest.fixture
@@ -59,7 +65,12 @@ async def test_moves_go_on_while_one_engine_stops_then_the_other(
     two_engines: list[EngineThread], redis_url: str
 ) -> None:
     first, second = two_engines
-    settings = Settings(redis_url=redis_url, engine_addr=one_target(two_engines), engine_channels=2)
+    settings = Settings(
+        redis_url=redis_url,
+        engine_addr=one_target(two_engines),
+        engine_channels=2,
+        speed_paths=environment_speed_paths(),
+    )
     async with running_gateway(settings) as gateway:
         game = await gateway.create("napoleon-at-st-helena", deal=800)
         await play(gateway, game, 6)

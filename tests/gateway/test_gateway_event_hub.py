@@ -9,8 +9,8 @@ import asyncio
 
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.events import CLOSING, EventHub
-from patience_gateway.store import events_key
+from patience_gateway.storage.events import CLOSING, EventHub
+from patience_gateway.storage.keys import events_key
 from redis.asyncio.cluster import RedisCluster
 
 pytestmark = pytest.mark.both_stores

@@ -16,13 +16,13 @@ from typing import Any
 
 import httpx
 import pytest
-from patience_gateway.events import RESYNC, GameEvent, Listener
-from patience_gateway.routes.streams import game_events
-from patience_gateway.security import new_game_id
-from patience_gateway.service import GameService
-from patience_gateway.store import StreamStart
+from patience_gateway.games.deps import Games
+from patience_gateway.games.security import new_game_id
+from patience_gateway.http.routes.streams import game_events
+from patience_gateway.storage.events import RESYNC, GameEvent, Listener
+from patience_gateway.storage.records import StreamStart
 
-from bench.procs import gateway_process
+from bench.harness.servers import gateway_process
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import GameHandle as Game
 from tests.gateway.helpers import Gateway
@@ -279,13 +279,13 @@ async def test_a_stopping_gateway_ends_its_streams_and_is_not_held_up_by_them(
 async def test_a_stream_ends_with_expired_when_its_game_expires(gateway: Gateway) -> None:
     """Told by the hub's sweep (tests/gateway/test_gateway_event_hub.py), or found on
     catching up after the subscriber reconnected: the stream sends `expired` and ends."""
-    service: GameService = gateway.app.state.service
+    games: Games = gateway.app.state.games
     for told in (GameEvent("expired", 0, b"{}"), RESYNC):
         game_id = new_game_id()  # no such game: it expired
         listener = Listener(game_id)
         listener.put(told)
         start = StreamStart(version=3, state=b"", recent=[])
-        sent = [event async for event in game_events(service, listener, game_id, start, 3)]
+        sent = [event async for event in game_events(games, listener, game_id, start, 3)]
         assert [(event.event, event.data) for event in sent] == [
             ("expired", json.dumps({"id": game_id}, separators=(",", ":")))
         ], told

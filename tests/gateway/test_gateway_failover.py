@@ -1,4 +1,4 @@
-"""A Redis Cluster primary killed mid-game (bench/failover.py's drill, on the suite's
+"""A Redis Cluster primary killed mid-game (bench/clients/failover_drill.py's drill, on the suite's
 cluster, the gateway in-process): clients see 200 or a 503 problem with Retry-After,
 never another error; every game reads back as a legal line; with WAIT for one
 replica, no acknowledged move is lost though the replica lagged when the primary
@@ -10,9 +10,9 @@ import pytest
 from patience_gateway.settings import Settings
 from patience_launcher.redis_cluster import EmbeddedRedisCluster
 
-from bench.failover import FailoverDrill
+from bench.clients.failover_drill import FailoverDrill
 from tests.gateway.engines import EngineThread
-from tests.gateway.helpers import running_gateway
+from tests.gateway.helpers import environment_speed_paths, running_gateway
 
 pytestmark = pytest.mark.xdist_group("redis-cluster")
 
@@ -28,6 +28,7 @@ async def test_a_primary_dies_mid_game_and_no_acknowledged_move_is_lost(
         # busy machine others may be too, and are retried like them
         redis_wait_timeout_ms=300,
         engine_addr=engine.target,
+        speed_paths=environment_speed_paths(),
     )
     async with running_gateway(settings) as gateway:
         drill = FailoverDrill(gateway.http, redis_cluster, games=6, before=0.5, lag=0.3, after=0.3)

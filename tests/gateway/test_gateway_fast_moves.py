@@ -1,10 +1,11 @@
-"""The move route's fast path (patience_gateway.fast_moves) answers exactly as the
+"""The move route's fast path (patience_gateway.speed.moves) answers exactly as the
 FastAPI route does: every request below is sent to the gateway and to the same
 gateway built without the fast path, each on its own copy of one game, and the two
 answers must match byte for byte (the game id aside)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,10 +13,16 @@ from typing import Any
 import httpx
 import pytest
 from patience_gateway.app import create_app
-from patience_gateway.fast_moves import MoveFastPath
 from patience_gateway.settings import Settings
+from patience_gateway.speed.moves import MoveFastPath
 
-from tests.gateway.helpers import GameHandle, Gateway, assert_problem
+from tests.gateway.helpers import (
+    GameHandle,
+    Gateway,
+    SteadyClock,
+    assert_problem,
+    running_gateway,
+)
 
 LEGAL = "{legal}"  # replaced by a legal move of the game's deal
 SOME_GAME_ID = "A" * 24
@@ -79,11 +86,20 @@ CASES: dict[str, list[Send]] = {
 
 
 @pytest.fixture(scope="module")
+async def gateway(settings: Settings) -> AsyncIterator[Gateway]:
+    """The gateway with its speed paths, whatever PATIENCE_SPEED_PATHS says: this module
+    holds the move speed path to its reference."""
+    async with running_gateway(dataclasses.replace(settings, speed_paths=True)) as gateway:
+        yield gateway
+
+
+@pytest.fixture(scope="module")
 async def without_fast_path(settings: Settings) -> AsyncIterator[Gateway]:
     """The gateway as FastAPI alone would serve it."""
-    app = create_app(settings)
+    app = create_app(dataclasses.replace(settings, speed_paths=True))
     app.user_middleware = [m for m in app.user_middleware if m.cls is not MoveFastPath]
     async with app.router.lifespan_context(app):
+        app.state.games.clock = SteadyClock()
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
             yield Gateway(app, http)
@@ -109,9 +125,15 @@ async def send(gateway: Gateway, game: GameHandle, legal: str, request: Send) ->
 
 
 def seen(response: httpx.Response, game: GameHandle) -> tuple[int, list[tuple[str, str]], str]:
-    """What the client sees, with the game's own id written the same way for both."""
-    headers = [(k, v.replace(game.id, "GAME")) for k, v in response.headers.multi_items()]
-    return response.status_code, headers, response.text.replace(game.id, "GAME")
+    """What the client sees, with the game's own id and the request's written the same
+    way for both."""
+    names = {game.id: "GAME", response.headers["request-id"]: "REQUEST"}
+    headers = list(response.headers.multi_items())
+    text = response.text
+    for real, name in names.items():
+        headers = [(k, v.replace(real, name)) for k, v in headers]
+        text = text.replace(real, name)
+    return response.status_code, headers, text
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -159,7 +181,7 @@ async def test_ordinary_moves_take_the_fast_path(
 
 async def test_an_unexpected_failure_on_the_fast_path_is_a_generic_500(gateway: Gateway) -> None:
     game = await gateway.create("bisley", deal=11)
-    service = gateway.app.state.service
+    service = gateway.app.state.games
     original = service.engine
 
     class Exploding:

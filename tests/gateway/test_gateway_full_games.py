@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from patience_engine.client import EngineClient
-from patience_gateway.service import ENGINE_BATCH_LIMIT
+from patience_contract.client import EngineClient
+from patience_gateway.games.deps import ENGINE_BATCH_LIMIT
 
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import (
@@ -118,7 +118,7 @@ async def test_a_random_deal_stays_hidden_while_playing(gateway: Gateway) -> Non
 
 
 async def test_undo_of_a_history_longer_than_one_engine_batch(gateway: Gateway) -> None:
-    service = gateway.app.state.service
+    service = gateway.app.state.games
     game = await gateway.create("bisley", deal=42)
     views = [game.created]
     for turn in range(7):

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 import httpx
 import pytest
-from patience_gateway import models
 from patience_gateway.settings import Settings
 
+from tests.gateway.documented import models
 from tests.gateway.engines import SEAL_KEY, EngineThread
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
 

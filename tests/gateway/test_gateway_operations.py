@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from patience_gateway import models
 from patience_gateway.problems import KINDS
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.gateway.documented import models
 from tests.gateway.helpers import Gateway
 
 
@@ -84,8 +84,13 @@ def test_openapi_documents_every_route(gateway: Gateway) -> None:
                     "$ref": "#/components/schemas/Problem"
                 }
             if path.startswith("/v1/games/{game_id}"):
-                scheme = "streamTicket" if path.endswith("/events") else "gameToken"
-                assert operation["security"] == [{scheme: []}]
+                # a game's own token, or its player's access token; a ticket for events
+                schemes = [{"gameToken": []}, {"playerToken": []}]
+                if path.endswith("/events"):
+                    schemes = [{"streamTicket": []}]
+                if path.endswith(("/claim", "/challenges")):
+                    schemes = [{"playerToken": []}]  # a player's own, never a game's
+                assert operation["security"] == schemes
                 assert {"401", "403", "404"} <= errors.keys(), (path, method)
             if method == "post" and path.endswith(("/moves", "/undo", "/redo")):
                 names = {p["name"] for p in operation["parameters"]}

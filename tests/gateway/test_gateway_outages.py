@@ -12,12 +12,18 @@ from pathlib import Path
 import httpx
 import redis.asyncio as aioredis
 from patience_gateway.settings import Settings
-from patience_gateway.store import game_keys
+from patience_gateway.storage.keys import game_keys
 from patience_launcher.redis_server import EmbeddedRedis
 
 from tests.engine.helpers import stalled_engine
 from tests.gateway.engines import EngineThread
-from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
+from tests.gateway.helpers import (
+    GameHandle,
+    Gateway,
+    assert_problem,
+    environment_speed_paths,
+    running_gateway,
+)
 
 DEADLINE_SECONDS = 30.0
 
@@ -45,7 +51,9 @@ async def test_redis_down_is_503_and_the_game_survives(
 ) -> None:
     server = EmbeddedRedis(appendonly=True, data_dir=str(tmp_path)).start()
     try:
-        settings = Settings(redis_url=server.url, engine_addr=engine.target)
+        settings = Settings(
+            redis_url=server.url, engine_addr=engine.target, speed_paths=environment_speed_paths()
+        )
         async with running_gateway(settings) as gateway:
             game = await gateway.create("napoleon-at-st-helena", deal=501)
             for _ in range(3):
@@ -82,7 +90,9 @@ async def test_redis_down_is_503_and_the_game_survives(
 async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
     engine = EngineThread().start()
     try:
-        settings = Settings(redis_url=redis_url, engine_addr=engine.target)
+        settings = Settings(
+            redis_url=redis_url, engine_addr=engine.target, speed_paths=environment_speed_paths()
+        )
         async with running_gateway(settings) as gateway:
             game = await gateway.create("bisley", deal=502)
             notation = game.created["legal_moves"][0]
@@ -151,7 +161,12 @@ async def test_a_stalled_engine_is_503_at_the_deadline_and_nothing_changes(
 async def test_games_expire_after_their_time_to_live(
     redis_url: str, engine: EngineThread, redis: aioredis.Redis
 ) -> None:
-    settings = Settings(redis_url=redis_url, engine_addr=engine.target, game_ttl_seconds=1)
+    settings = Settings(
+        redis_url=redis_url,
+        engine_addr=engine.target,
+        game_ttl_seconds=1,
+        speed_paths=environment_speed_paths(),
+    )
     async with running_gateway(settings) as gateway:
         game = await gateway.create("bisley", deal=503)
         notation = game.created["legal_moves"][0]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from patience_gateway.pages import WEB_FILES
+from patience_gateway.http.pages import WEB_FILES
 
 from tests.gateway.helpers import Gateway
 

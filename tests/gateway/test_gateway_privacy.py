@@ -12,7 +12,7 @@ import httpx
 import patience
 import redis.asyncio as aioredis
 from patience_engine.sealing import Sealer
-from patience_gateway.store import game_keys
+from patience_gateway.storage.keys import game_keys
 from solitaire.v1 import game_pb2
 
 from tests.gateway.engines import SEAL_KEY

@@ -3,8 +3,7 @@ moves, deletion."""
 
 from __future__ import annotations
 
-from patience_gateway import models
-
+from tests.gateway.documented import models
 from tests.gateway.helpers import Gateway, assert_problem
 
 

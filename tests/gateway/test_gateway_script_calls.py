@@ -1,4 +1,4 @@
-"""The scripts' own connections (patience_gateway.script_calls.NodeScripts) on the
+"""The scripts' own connections (patience_gateway.speed.scripts.NodeScripts) on the
 suite's real Redis: reused, reloaded scripts, no reply left behind by a call cut
 short or by WAIT, and a connection that Redis closed while it was idle replaced
 before use."""
@@ -11,7 +11,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.script_calls import NodeScripts, ReplicaWait, Script
+from patience_gateway.speed.scripts import NodeScripts
+from patience_gateway.storage.runners import ReplicaWait
+from patience_gateway.storage.scripts import Script
 from redis.exceptions import ResponseError
 
 ONE = Script.of("return 'one'")

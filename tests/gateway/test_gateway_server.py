@@ -228,6 +228,29 @@ def test_more_than_100_headers_are_refused(server: Server) -> None:
     assert head.startswith(b"HTTP/1.1 431"), head[:200]
 
 
+@pytest.mark.parametrize(
+    ("request_bytes", "status"),
+    [
+        (b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: gateway\r\n\r\n", b"431"),
+        (b"NOT HTTP AT ALL\r\n\r\n", b"400"),
+    ],
+    ids=["long-request-line", "unparsable"],
+)
+def test_the_servers_own_refusals_are_empty_and_close_the_connection(
+    server: Server, request_bytes: bytes, status: bytes
+) -> None:
+    """What the server refuses before the app sees the request has no problem+json body
+    (docs/operations.md says so): its status alone, no body, and the connection closed."""
+    with _connect(server) as sock:
+        sock.sendall(request_bytes)
+        answer = _read_to_close(sock)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 " + status), head[:200]
+    lines = head.lower().split(b"\r\n")
+    assert b"connection: close" in lines and b"content-length: 0" in lines
+    assert body == b""
+
+
 def test_a_body_that_never_comes_is_answered_408_and_the_connection_closed(
     server: Server,
 ) -> None:
@@ -354,3 +377,38 @@ def test_the_connection_stays_usable_after_error_answers(server: Server) -> None
         assert connection.sock is first_socket, "every request went over the one connection"
     finally:
         connection.close()
+
+
+@pytest.mark.parametrize(
+    ("framing", "body"),
+    [
+        # Content-Length says 6 bytes ("0\r\n\r\nG"): a server that trusted it would take
+        # the rest as a second request
+        (b"Content-Length: 6\r\nTransfer-Encoding: chunked\r\n", b"0\r\n\r\n"),
+        # Content-Length says 4: the chunk's size line; the chunk carries a request
+        (
+            b"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n",
+            b"5c\r\n" + b"x" * 0x5C + b"\r\n0\r\n\r\n",
+        ),
+    ],
+    ids=["cl.te", "te.cl"],
+)
+def test_a_request_framed_two_ways_smuggles_nothing(
+    server: Server, framing: bytes, body: bytes
+) -> None:
+    """A request with both Content-Length and Transfer-Encoding is read by its chunked
+    framing (RFC 9112, 6.1), answered once, and the connection closed: the bytes after it
+    never become a request of their own."""
+    smuggled = b"GET /v1/variants/smuggled HTTP/1.1\r\nHost: gateway\r\n\r\n"
+    with _connect(server) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: gateway\r\nContent-Type: application/json\r\n"
+            + framing
+            + b"\r\n"
+            + body
+            + smuggled
+        )
+        answered = _read_to_close(sock)
+    assert answered.count(b"HTTP/1.1 ") == 1, answered[:500]
+    assert b"smuggled" not in answered
+    assert not answered.startswith(b"HTTP/1.1 2"), answered[:200]

@@ -15,12 +15,13 @@ import grpc
 import httpx
 import pytest
 import redis.asyncio as aioredis
-from patience_engine.client import EngineError
-from patience_gateway import models
-from patience_gateway.failures import search_problem
-from patience_gateway.store import GameEventEntry, events_key
+from patience_contract.client import EngineError
+from patience_gateway.games.engine_errors import search_problem
+from patience_gateway.storage.keys import events_key
+from patience_gateway.storage.records import GameEventEntry
 from redis.asyncio.cluster import RedisCluster
 
+from tests.gateway.documented import models
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem, view_without_identity
 
 pytestmark = pytest.mark.both_stores  # a single Redis server and a Redis Cluster

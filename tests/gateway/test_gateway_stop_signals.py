@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 import pytest
-from patience_gateway.stop_signals import call_on_stop_signal
+from patience_gateway.http.stop_signals import call_on_stop_signal
 
 
 @pytest.fixture

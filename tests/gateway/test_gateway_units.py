@@ -8,12 +8,11 @@ import os
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from patience_gateway.models import MoveRequest
-from patience_gateway.preconditions import etag, matches, none_match, require_match
-from patience_gateway.problems import ProblemError
-from patience_gateway.redis_client import replica_wait, seed_nodes
-from patience_gateway.script_calls import ReplicaWait
-from patience_gateway.security import (
+from patience_gateway.games.create import deal_text
+from patience_gateway.games.idempotency import check_idempotency_key, fingerprint
+from patience_gateway.games.preconditions import etag, matches, none_match, require_match
+from patience_gateway.games.requests import MoveRequest
+from patience_gateway.games.security import (
     bearer_token,
     check_token,
     is_game_id,
@@ -21,9 +20,13 @@ from patience_gateway.security import (
     new_token,
     token_digest,
 )
-from patience_gateway.service import check_idempotency_key, deal_text, fingerprint
+from patience_gateway.games.winnable import WinnableSettings
+from patience_gateway.problems import ProblemError
 from patience_gateway.settings import Settings, SettingsError
-from patience_gateway.store import StoredAnswer, game_keys, script_keys
+from patience_gateway.storage.clients import replica_wait, seed_nodes
+from patience_gateway.storage.keys import game_keys, script_keys
+from patience_gateway.storage.records import StoredAnswer
+from patience_gateway.storage.runners import ReplicaWait
 
 
 def test_settings_from_the_environment() -> None:
@@ -93,6 +96,32 @@ def test_redis_settings_refuse_bad_values(name: str, value: str) -> None:
 def test_settings_refuse_bad_numbers(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
         Settings.from_env({name: value})
+
+
+def test_pool_sizes_per_variant() -> None:
+    settings = Settings.from_env(
+        {"WINNABLE_POOL_SIZES": " usk=40, napoleon-at-st-helena = 100 ,bisley=0,usk=50"}
+    )
+    assert settings.winnable_pool_sizes == (
+        ("bisley", 0),
+        ("napoleon-at-st-helena", 100),
+        ("usk", 50),  # the last one given
+    )
+    winnable = WinnableSettings(8, 10, 1000, 0, settings.winnable_pool_sizes)
+    assert winnable.size_of("napoleon-at-st-helena/") == 100
+    assert winnable.size_of("usk/some-option") == 50
+    assert winnable.size_of("bisley/") == 0
+    assert winnable.size_of("cody/") == 8
+    assert winnable.pooled
+    assert WinnableSettings(0, 10, 1000, 0, (("usk", 3),)).pooled
+    assert not WinnableSettings(0, 10, 1000, 0, (("usk", 0),)).pooled
+    assert Settings.from_env({}).winnable_pool_sizes == ()
+
+
+@pytest.mark.parametrize("value", ["usk", "usk=", "=3", "usk=-1", "usk=lots", "usk:3", "usk=³"])
+def test_pool_sizes_refuse_what_is_not_a_size(value: str) -> None:
+    with pytest.raises(SettingsError, match="WINNABLE_POOL_SIZES"):
+        Settings.from_env({"WINNABLE_POOL_SIZES": value})
 
 
 def test_if_match_forms() -> None:
@@ -171,9 +200,15 @@ def test_keys_share_one_hash_tag() -> None:
         b"game:{abc}:idem",
         b"game:{abc}:idemq",
     ]
-    # the scripts also name the earlier layout's hash, to upgrade a game kept in it, and
-    # the recent events (a list, and the channel of the same name they are published on)
-    assert script_keys("abc") == [*keys, b"game:{abc}:data", b"game:{abc}:events"]
+    # the scripts also name the earlier layout's hash, to upgrade a game kept in it, the
+    # recent events (a list, and the channel of the same name they are published on), and
+    # the outbox (what a player's records have still to learn of the game)
+    assert script_keys("abc") == [
+        *keys,
+        b"game:{abc}:data",
+        b"game:{abc}:events",
+        b"game:{abc}:outbox",
+    ]
 
 
 def test_ids_and_tokens() -> None:

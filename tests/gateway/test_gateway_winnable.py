@@ -3,14 +3,18 @@ the pool refilled by the one process holding the lock, and every refusal."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway import winnable
+from patience_gateway.games import winnable as winnable_deals
+from patience_gateway.games.winnable import PoolRefill
 from patience_gateway.settings import Settings
-from patience_gateway.winnable import LOCK_KEY, POOLS_KEY, PoolRefill, pool_key, pool_name
+from patience_gateway.storage import winnable_pools as winnable
+from patience_gateway.storage.winnable_pools import LOCK_KEY, POOLS_KEY, pool_key, pool_name
 from redis.asyncio.cluster import RedisCluster
 from solitaire.v1 import engine_pb2, game_pb2
 
@@ -38,7 +42,7 @@ async def _create(gateway: Gateway, body: dict[str, object]) -> dict[str, object
 
 async def _verdict(gateway: Gateway, game_id: str) -> int:
     """The engine's verdict on the game's stored state, with a generous budget."""
-    loaded = await gateway.app.state.service.store.load(game_id)
+    loaded = await gateway.app.state.games.store.load(game_id)
     state = game_pb2.SealedState.FromString(loaded.state)
     solved = await gateway.app.state.engine.solve(state, max_milliseconds=20_000)
     return int(solved.verdict)
@@ -106,12 +110,12 @@ async def test_no_winnable_deal_in_time_is_503(settings: Settings) -> None:
 async def test_a_create_takes_a_deal_from_the_pool(pooled: Gateway, redis: Store) -> None:
     name = pool_name("little-billee", ())
     await redis.delete(pool_key(name))
-    deals = pooled.app.state.service.winnable
+    deals = pooled.app.state.games.winnable
     proven = await deals.search("little-billee", (), 10)
     await redis.lpush(pool_key(name), proven.state.SerializeToString())
     created = await _create(pooled, {"variant": "little-billee", "winnable": True})
     assert await redis.llen(pool_key(name)) == 0
-    loaded = await pooled.app.state.service.store.load(str(created["id"]))
+    loaded = await pooled.app.state.games.store.load(str(created["id"]))
     assert loaded.state == proven.state.SerializeToString()
     assert created["deal"] is None
     # the pool is empty: the next one is searched, and the pool is wanted from then on
@@ -129,7 +133,7 @@ async def test_a_pooled_state_the_engine_refuses_is_dropped(pooled: Gateway, red
 
 
 async def test_one_process_at_a_time_refills_the_pools(pooled: Gateway, redis: Store) -> None:
-    deals = pooled.app.state.service.winnable
+    deals = pooled.app.state.games.winnable
     engine = pooled.app.state.engine
     await redis.delete(LOCK_KEY, POOLS_KEY)
     first, second = PoolRefill(deals, engine), PoolRefill(deals, engine)
@@ -140,14 +144,141 @@ async def test_one_process_at_a_time_refills_the_pools(pooled: Gateway, redis: S
     assert pool_name("bisley", ()).encode() in await redis.smembers(POOLS_KEY)
     await redis.delete(POOLS_KEY, pool_key(pool_name("bisley", ())))
     await redis.sadd(POOLS_KEY, pool_name("bisley", ()))
-    await first._refill_round()
+    await first._refill()
     assert await redis.llen(pool_key(pool_name("bisley", ()))) == 2
     # a process that lost the lock stops refilling
     await redis.delete(LOCK_KEY, pool_key(pool_name("bisley", ())))
     assert await second._hold_lock()
-    await first._refill_round()
+    await first._refill()
     assert await redis.llen(pool_key(pool_name("bisley", ()))) == 0
     await redis.delete(LOCK_KEY, POOLS_KEY)
+
+
+async def _only_wanted(refill: PoolRefill, redis: Store, *variants: str) -> None:
+    """`refill` holds the lock, and only the pools of `variants` are wanted, empty."""
+    await redis.delete(LOCK_KEY, POOLS_KEY)
+    assert await refill._hold_lock()  # wants every variant: keep only these
+    await redis.delete(POOLS_KEY, *(pool_key(pool_name(variant, ())) for variant in variants))
+    await redis.sadd(POOLS_KEY, *(pool_name(variant, ()) for variant in variants))
+
+
+async def _forget(redis: Store, *variants: str) -> None:
+    """No lock, no pool wanted, and the pools of `variants` empty (for the next test)."""
+    await redis.delete(LOCK_KEY, POOLS_KEY)
+    for variant in variants:
+        await redis.delete(pool_key(pool_name(variant, ())))
+
+
+async def test_the_pools_take_turns_emptiest_first(pooled: Gateway, redis: Store) -> None:
+    added: list[str] = []
+    deals = pooled.app.state.games.winnable
+    refill = PoolRefill(deals, pooled.app.state.engine, on_added=added.append)
+    await _only_wanted(refill, redis, "little-billee", "bisley")
+    await redis.lpush(pool_key(pool_name("bisley", ())), b"a deal already there")
+    await refill._refill()
+    # the emptiest pool's turn first, not the pools in the order of their names; then
+    # every pool short of deals has turns until it is full
+    assert added[0] == "little-billee"
+    assert sorted(added) == ["bisley", "little-billee", "little-billee"]
+    for variant in ("bisley", "little-billee"):
+        assert await redis.llen(pool_key(pool_name(variant, ()))) == 2
+    await _forget(redis, "bisley", "little-billee")
+
+
+async def test_a_variant_keeps_the_pool_size_it_is_given(settings: Settings, redis: Store) -> None:
+    sized = dataclasses.replace(
+        settings, winnable_pool_size=2, winnable_pool_sizes=(("little-billee", 3), ("cody", 0))
+    )
+    async with running_gateway(sized) as gateway:
+        deals = gateway.app.state.games.winnable
+        refill = PoolRefill(deals, gateway.app.state.engine)
+        await _only_wanted(refill, redis, "bisley", "little-billee", "cody")
+        await refill._refill()
+        sizes = [
+            await redis.llen(pool_key(pool_name(variant, ())))
+            for variant in ("bisley", "little-billee", "cody")
+        ]
+        assert sizes == [2, 3, 0]
+        # no pool of cody: its winnable creates are searched, and never pooled
+        await _create(gateway, {"variant": "cody", "winnable": True})
+        assert await redis.llen(pool_key(pool_name("cody", ()))) == 0
+        await _forget(redis, "bisley", "little-billee", "cody")
+
+
+async def test_a_pool_the_engine_refuses_does_not_hold_up_the_others(
+    pooled: Gateway, redis: Store
+) -> None:
+    # a variant the engine no longer has (say, after a downgrade), whose turn comes first
+    deals = pooled.app.state.games.winnable
+    refill = PoolRefill(deals, pooled.app.state.engine)
+    await _only_wanted(refill, redis, "a-variant-gone", "bisley")
+    await refill._refill()  # returns: the refused pool sits out, the others fill
+    assert await redis.llen(pool_key(pool_name("bisley", ()))) == 2
+    assert await redis.llen(pool_key(pool_name("a-variant-gone", ()))) == 0
+    await _forget(redis, "a-variant-gone", "bisley")
+
+
+async def test_a_deal_taken_wakes_the_refill(
+    pooled: Gateway, redis: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no pause ends within the test: only the deal taken can start the next round
+    monkeypatch.setattr(winnable_deals, "REFILL_PAUSE_SECONDS", 3600.0)
+    refill = PoolRefill(pooled.app.state.games.winnable, pooled.app.state.engine)
+    await _only_wanted(refill, redis, "bisley")
+    key = pool_key(pool_name("bisley", ()))
+    running = asyncio.create_task(refill.run())
+    try:
+        await _pool_reaches(redis, key, 2)
+        await _create(pooled, {"variant": "bisley", "winnable": True})
+        await _pool_reaches(redis, key, 2)  # taken, then refilled
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    await _forget(redis, "bisley")
+
+
+async def test_a_process_without_the_lock_looks_once_a_deal_taken(
+    pooled: Gateway, redis: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(winnable_deals, "REFILL_PAUSE_SECONDS", 3600.0)
+    deals = pooled.app.state.games.winnable
+    holder = PoolRefill(deals, pooled.app.state.engine)
+    await _only_wanted(holder, redis, "bisley")  # another process holds the lock
+    looks = 0
+
+    class Counted(PoolRefill):
+        async def _hold_lock(self) -> bool:
+            nonlocal looks
+            looks += 1
+            return await super()._hold_lock()
+
+    async def looked(times: int) -> None:
+        deadline = asyncio.get_running_loop().time() + 60
+        while looks < times:
+            assert asyncio.get_running_loop().time() < deadline, f"{looks} looks"
+            await asyncio.sleep(0.01)
+
+    running = asyncio.create_task(Counted(deals, pooled.app.state.engine).run())
+    try:
+        await looked(1)
+        await asyncio.sleep(0.1)  # into its wait
+        deals.taken.set()  # as a create in this process taking a deal does
+        await looked(2)
+        await asyncio.sleep(0.5)  # time for any further look
+    finally:
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+    assert looks == 2  # at the start, and once for the deal taken: no round after round
+    await _forget(redis, "bisley")
+
+
+async def _pool_reaches(redis: Store, key: str, size: int) -> None:
+    deadline = asyncio.get_running_loop().time() + 60
+    while await redis.llen(key) != size:
+        assert asyncio.get_running_loop().time() < deadline, f"{key} never held {size}"
+        await asyncio.sleep(0.05)
 
 
 def test_pool_names_are_stable() -> None:

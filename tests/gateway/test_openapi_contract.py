@@ -19,11 +19,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
-from patience_gateway.models import MoveRequest
-from patience_gateway.openapi import ENTITY_TAGS_SCHEMA
-from patience_gateway.preconditions import check_tags
+from patience_gateway.games.idempotency import check_idempotency_key
+from patience_gateway.games.preconditions import check_tags
+from patience_gateway.games.requests import MoveRequest
+from patience_gateway.http.openapi import ENTITY_TAGS_SCHEMA
 from patience_gateway.problems import KINDS, ProblemError
-from patience_gateway.service import check_idempotency_key
 from pydantic import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -32,8 +32,26 @@ from tests.gateway.helpers import Gateway
 from tests.tools import REPO, node_tool
 
 # Operations with no client error to answer (probes, the fixed list of variants).
-NO_CLIENT_ERROR = {"listVariants", "livez", "readyz", "metrics"}
-PUBLIC = {"createGame", "listVariants", "getVariant", "livez", "readyz", "metrics", "problemType"}
+NO_CLIENT_ERROR = {"listVariants", "livez", "readyz", "metrics", "jwks"}
+PUBLIC = {
+    "createGame",
+    "listVariants",
+    "getVariant",
+    "livez",
+    "readyz",
+    "metrics",
+    "problemType",
+    "createPlayer",
+    "refresh",
+    "signOut",
+    "link",
+    "jwks",
+    "getChallenge",
+}
+# Open to anyone; a player's access token adds the player's own (attempts, rank).
+PLAYER_OPTIONAL = {"dailyDeals", "dailyBoard", "winsBoard", "streaksBoard"}
+# A player's only.
+PLAYER_ONLY = {"startDaily", "offerChallenge", "takeChallenge"}
 
 
 @pytest.fixture
@@ -97,9 +115,18 @@ def test_operation_ids_are_short_and_unique(document: dict[str, Any]) -> None:
 def test_security_is_stated_on_every_operation(document: dict[str, Any]) -> None:
     for path, method, operation in operations(document):
         public = operation["operationId"] in PUBLIC
-        expected = [] if public else [{"gameToken": []}]
+        # a game opens to its own token (anonymous) or its player's access token
+        expected = [] if public else [{"gameToken": []}, {"playerToken": []}]
         if path.endswith("/events"):  # an EventSource cannot send the token: a ticket
             expected = [{"streamTicket": []}]
+        if path.startswith("/v1/players/me") or path.endswith("/claim"):
+            expected = [{"playerToken": []}]  # the player's own
+        if operation["operationId"] == "createGame":
+            expected = [{}, {"playerToken": []}]  # anonymous, or a player's game
+        if operation["operationId"] in PLAYER_OPTIONAL:
+            expected = [{}, {"playerToken": []}]
+        if operation["operationId"] in PLAYER_ONLY:
+            expected = [{"playerToken": []}]
         assert operation["security"] == expected, (path, method)
         statuses = {status for status in operation["responses"] if status[0] == "4"}
         assert statuses or operation["operationId"] in NO_CLIENT_ERROR, (path, method)

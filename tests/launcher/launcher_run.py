@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from patience_launcher import probes
+
 from tests.launcher.processes import Proc, descendants, still_running
 
 STARTUP_SECONDS = 120.0  # a generous deadline, polled: a fast machine does not wait for it
@@ -24,7 +26,22 @@ OWN_SETTINGS = (
     "ENGINE_SEAL_KEY",
     "ENGINE_SEAL_KEY_FILE",
     "ENGINE_OLD_SEAL_KEYS",
+    "DATABASE_URL",
+    "PLAYER_TOKEN_KEY_FILE",
+    "PLAYER_TOKEN_KEYS",
 )
+
+
+def answers_ready(url: str, timeout: float = 60.0) -> bool:
+    """True once GET `url` answers 2xx, polled until `timeout`: a busy test machine may
+    be slow to answer the first request of a worker that the banner did not wait for
+    (the launcher's own readiness check reaches one worker of several)."""
+    deadline = time.monotonic() + timeout
+    while not probes.http_ok(url, timeout=5.0):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def patience_argv() -> list[str]:
@@ -58,6 +75,7 @@ def named(procs: list[Proc], *words: str) -> list[Proc]:
 # How each service's process is recognised in the launcher's process tree.
 SERVICE_WORDS = {
     "redis": ("redis-server",),
+    "postgres": ("postgres -D",),
     "engine": ("patience-engine", "patience_engine"),
     "gateway": ("patience-gateway", "patience_gateway"),
 }
@@ -123,8 +141,8 @@ class LauncherRun:
         return match.group(1)
 
     def service(self, name: str) -> Proc | None:
-        """The process the launcher runs now for `name` (redis, engine, gateway); None
-        between a crash and its restart."""
+        """The process the launcher runs now for `name` (redis, postgres, engine,
+        gateway); None between a crash and its restart."""
         direct = [
             proc
             for proc in descendants(self.process.pid)
@@ -133,6 +151,14 @@ class LauncherRun:
         found = named(direct, *SERVICE_WORDS[name])
         assert len(found) <= 1, found
         return found[0] if found else None
+
+    def environment(self, name: str) -> dict[str, str]:
+        """The environment the launcher started the service `name` with."""
+        proc = self.service(name)
+        assert proc is not None, f"no {name} running\n{self.output()}"
+        with open(f"/proc/{proc.pid}/environ", "rb") as environ:
+            entries = environ.read().decode(errors="replace").split("\0")
+        return dict(entry.split("=", 1) for entry in entries if "=" in entry)
 
     def workers(self, name: str) -> list[Proc]:
         """The worker processes of the engine or the gateway (none when it serves alone)."""

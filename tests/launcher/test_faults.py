@@ -18,9 +18,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from patience_launcher import probes
 
-from tests.launcher.launcher_run import LauncherRun, serve_args
+from tests.launcher.launcher_run import LauncherRun, answers_ready, serve_args
 from tests.launcher.players import Outcomes, Player, lost_moves
 from tests.launcher.processes import Proc
 
@@ -109,7 +108,7 @@ def test_every_acknowledged_move_survives_kill_9_of_each_process(stack: Launcher
         assert f"the {service} was killed by SIGKILL" in stack.stderr
         assert f"restarting the {service} in 0.2 s" in stack.stderr
     assert lost_moves(base, outcomes) == [], summary
-    assert probes.http_ok(f"{base}/readyz")
+    assert answers_ready(f"{base}/readyz")
     assert stack.interrupt() == 0, stack.output()
 
 

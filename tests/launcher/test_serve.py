@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from patience_engine.client import SyncEngineClient
+from patience_contract.client import SyncEngineClient
 from patience_engine.sealing import key_id_of
 from patience_launcher import probes
 from patience_launcher.addresses import free_port, port_is_closed
@@ -23,7 +23,13 @@ from patience_launcher.data_folder import RunData
 from patience_launcher.healthcheck import main as healthcheck
 from patience_launcher.seal_keys import STORE_RECORD
 
-from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, named, serve_args
+from tests.launcher.launcher_run import (
+    OWN_SETTINGS,
+    LauncherRun,
+    answers_ready,
+    named,
+    serve_args,
+)
 from tests.launcher.processes import descendants, still_running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -65,7 +71,7 @@ def test_serve_answers_on_rest_and_grpc_then_stops_cleanly_on_ctrl_c(
     redis_port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
     assert redis_port != 6379
 
-    assert probes.http_ok(f"{rest}/readyz")
+    assert answers_ready(f"{rest}/readyz")
     variants = get_json(f"{rest}/v1/variants")
     assert variants, "GET /v1/variants answered with nothing"
     # The page the gateway serves may call it under either loopback name (CORS).
@@ -124,7 +130,7 @@ def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
         key_id = key_id_of(b"redis-url-test-key")
         assert f"States     sealed, key {key_id} (ENGINE_SEAL_KEY)" in run.stdout
         assert named(run.children, "redis-server") == []
-        assert probes.http_ok(f"http://127.0.0.1:{http_port}/readyz")
+        assert answers_ready(f"http://127.0.0.1:{http_port}/readyz")
         assert run.interrupt() == 0, run.output()
     finally:
         run.cleanup()
@@ -175,7 +181,7 @@ def test_a_service_that_keeps_crashing_stops_everything_with_status_1(
         assert time.monotonic() < deadline, serve.output()
         time.sleep(0.02)
     assert serve.process.returncode == 1, serve.output()
-    assert len(killed) == 5
+    assert len(killed) == 5, serve.output()
     assert "the engine crashed 5 times within 60 s: giving up" in serve.stderr
     assert [proc for proc in tree if still_running(proc)] == []
     for port in ports:
@@ -185,7 +191,7 @@ def test_a_service_that_keeps_crashing_stops_everything_with_status_1(
 def test_when_the_launcher_is_killed_outright_its_services_stop_too(serve: LauncherRun) -> None:
     serve.wait_ready()
     direct = [proc for proc in serve.children if proc.ppid == serve.process.pid]
-    assert len(direct) == 3, serve.children  # redis, engine, gateway
+    assert len(direct) == 4, serve.children  # redis, postgres, engine, gateway
     data = Path(serve.banner_value("Data"))
     serve.process.kill()  # SIGKILL: no chance to clean up
     serve.process.wait(timeout=60)
@@ -241,7 +247,7 @@ def test_engine_and_gateway_alone_with_their_workers(tmp_path: Path, redis_url: 
         assert "(2 workers, 2 search processes each)" in engine.stdout
         assert len(engine.workers("engine")) == 2 and len(gateway.workers("gateway")) == 2
         rest = gateway.stdout.split("REST ")[1].split()[0].rstrip(",").removesuffix("/v1")
-        assert probes.http_ok(f"{rest}/readyz")
+        assert answers_ready(f"{rest}/readyz")
         assert gateway.interrupt() == 0, gateway.output()
         assert engine.interrupt() == 0, engine.output()
     finally:

@@ -8,7 +8,9 @@ import patience
 import pytest
 from patience import Game, IllegalMove, Move
 
-from .conftest import VARIANT_IDS, position
+from tests.oracle import position
+
+VARIANT_IDS = list(patience.VARIANTS)
 
 
 def play(game: Game, count: int, seed: str) -> list[patience.State]:

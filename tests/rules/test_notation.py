@@ -8,11 +8,10 @@ import patience
 import pytest
 from patience import Move, MoveKind, NotationError
 
-from .conftest import (
+from tests.oracle import (
     RANKS,
     SHAPES,
     SUITS,
-    VARIANT_IDS,
     card,
     cards,
     expected_deal,
@@ -20,6 +19,8 @@ from .conftest import (
     notation,
     position,
 )
+
+VARIANT_IDS = list(patience.VARIANTS)
 
 # --- cards ----------------------------------------------------------------------------
 

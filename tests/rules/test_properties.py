@@ -14,9 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from patience import IllegalMove, Move, MoveKind, State, Status
 
-from .conftest import (
+from tests.oracle import (
     SHAPES,
-    VARIANT_IDS,
     Walk,
     candidate_moves,
     card_multiset,
@@ -30,6 +29,18 @@ from .conftest import (
 )
 
 VARIANTS = list(patience.VARIANTS)
+# The games in the order of RULES.md: the specification, written out.
+VARIANT_IDS = (
+    "cody",
+    "little-billee",
+    "usk",
+    "la-belle-lucie",
+    "house-in-the-wood",
+    "house-on-the-hill",
+    "napoleon-at-st-helena",
+    "the-fifteen",
+    "bisley",
+)
 FOUNDATION_KIND = "foundation"
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import patience
 import pytest
 
-from .conftest import VARIANT_IDS
+VARIANT_IDS = list(patience.VARIANTS)
+
 
 GOLDEN_DEAL_1 = {
     "cody": (

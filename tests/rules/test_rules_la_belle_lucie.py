@@ -11,7 +11,7 @@ from pysol_cards.cards import createCards
 from pysol_cards.random import shuffle as pysol_shuffle
 from pysol_cards.random_base import RandomBase
 
-from .conftest import (
+from tests.oracle import (
     assert_applies,
     assert_rejected,
     card,

@@ -9,7 +9,7 @@ import patience
 import pytest
 from patience import Status
 
-from .conftest import (
+from tests.oracle import (
     assert_applies,
     assert_rejected,
     changed,

@@ -10,7 +10,7 @@ import patience
 import pytest
 from patience import CardMoved, Status
 
-from .conftest import (
+from tests.oracle import (
     assert_applies,
     assert_rejected,
     card,

@@ -11,7 +11,7 @@ import patience
 import pytest
 from patience import CardMoved, MoveKind, Status
 
-from .conftest import (
+from tests.oracle import (
     SHAPES,
     assert_applies,
     assert_rejected,

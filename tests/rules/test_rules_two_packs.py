@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import SHAPES, UP, assert_applies, assert_rejected, changed, position
+from tests.oracle import SHAPES, UP, assert_applies, assert_rejected, changed, position
 
 TWO_PACKS = [v for v, shape in SHAPES.items() if shape.packs == 2]
 BUILDING_TWO_PACKS = [

@@ -392,3 +392,34 @@ def test_a_new_variant_is_one_declaration() -> None:
     with pytest.raises(IllegalMove) as info:
         state.apply(Move.parse("r1-t2"))
     assert info.value.rule == "reserve_to_foundation_only"
+
+
+def test_an_option_may_change_any_declaration_field() -> None:
+    """The rules are those of the declaration with its options applied, the deal pattern
+    included: new games, validation and the notation all follow it."""
+    variant = Variant(
+        id="test-options",
+        name="Test Options",
+        summary="Eight columns down in suit and a stock; an option deals two rows only.",
+        packs=1,
+        tableau=8,
+        tableau_layout=Layout.COLUMN,
+        build=BuildRule.DOWN_IN_SUIT,
+        fill=FillRule.ANY_CARD,
+        foundations=aces_up(1),
+        deal_pattern=DealPattern(passes("t", 8, 8, 8)),
+        stock=True,
+        options={"short_deal": "two rows are dealt, not three"},
+        option_changes={"short_deal": {"deal_pattern": DealPattern(passes("t", 8, 8))}},
+    )
+    plain = variant.new_game(10)
+    short = variant.new_game(10, ["short_deal"])
+    assert (plain.stock_size, short.stock_size) == (28, 36)
+    assert [len(short.pile(f"t{i}")) for i in range(1, 9)] == [2] * 8
+    assert short.variant is variant and short.options == {"short_deal"}
+    assert variant.with_options(["short_deal"]).deal_pattern.passes == passes("t", 8, 8)
+    parts: dict[str, Any] = {"redeals_left": 0, "moves_made": 0, "deal": 10, "draws": 51}
+    assert State.from_parts(variant, short.piles, options=["short_deal"], **parts) == short
+    with pytest.raises(InvalidState):
+        State.from_parts(variant, short.piles, **parts)  # 36 cards left: not this deal
+    assert str(short).startswith("test-options+short_deal t:")

@@ -9,7 +9,9 @@ import patience
 import pytest
 from patience import InvalidState, State
 
-from .conftest import SHAPES, VARIANT_IDS, cards, position
+from tests.oracle import SHAPES, cards, position
+
+VARIANT_IDS = list(patience.VARIANTS)
 
 Piles = list[tuple[int, ...]]
 

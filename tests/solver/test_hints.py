@@ -7,7 +7,7 @@ from __future__ import annotations
 import patience
 from patience.solver import Budget, HintKind, Verdict, hint
 
-from tests.rules.conftest import position
+from tests.oracle import position
 from tests.solver.test_verdicts import HEARTS_BLOCKED
 
 

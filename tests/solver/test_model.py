@@ -9,15 +9,18 @@ import random
 import patience
 import pytest
 from hypothesis import HealthCheck, given, settings
+from patience.compiled import rules_of
 from patience.solver.model import Model
 from patience.solver.pruning import MoveChooser
 
-from tests.rules.conftest import VARIANT_IDS, Walk, played_games
+from tests.oracle import Walk, played_games
 from tests.solver.positions import small_position
+
+VARIANT_IDS = list(patience.VARIANTS)
 
 
 def check_agreement(state: patience.State) -> None:
-    model = Model(state._rules, state.deal)
+    model = Model(rules_of(state), state.deal)
     pos = model.position(state)
     solver_moves = model.legal_moves(pos)
     assert sorted(map(str, map(model.library_move, solver_moves))) == sorted(

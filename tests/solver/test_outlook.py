@@ -10,10 +10,13 @@ from collections.abc import Callable, Iterator
 import patience
 import pytest
 from patience import Move, MoveKind, State
+from patience.compiled import rules_of
 from patience.solver import Budget, Outlook, Verdict, outlook, safe_foundation_moves, solve
 
-from tests.rules.conftest import VARIANT_IDS, position
+from tests.oracle import position
 from tests.solver.positions import shuttle
+
+VARIANT_IDS = list(patience.VARIANTS)
 
 # The module, which the package's `outlook` function hides.
 outlook_module = importlib.import_module("patience.solver.outlook")
@@ -143,7 +146,7 @@ def test_a_remembered_set_holds_only_for_the_same_foundations(forgetful: None) -
     foundations, so the foundations are changed in the solver's position itself.)"""
     state = shuttle()
     assert outlook(state) is Outlook.CYCLING
-    listing = outlook_module._listing_of(state._rules)
+    listing = outlook_module._listing_of(rules_of(state))
     start = listing.model.position(state)
     assert listing.closes(start, limit=1)
     lengths = bytearray(start[2])
@@ -156,7 +159,7 @@ def test_the_memory_is_bounded(forgetful: None, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(outlook_module, "REMEMBERED", 1)
     state = shuttle()
     assert outlook(state) is Outlook.CYCLING  # two positions found, one kept
-    listing = outlook_module._listing_of(state._rules)
+    listing = outlook_module._listing_of(rules_of(state))
     assert len(listing.cycling) == 1
 
 

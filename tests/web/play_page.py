@@ -6,6 +6,7 @@ of its own running in the test thread, which the suite's async tests then cannot
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -141,6 +142,53 @@ class PlayPage:
 
     def message(self) -> Locator:
         return self.page.locator("#message")
+
+    async def player_id(self) -> str | None:
+        """The id of this browser's player, as the page holds it (None: no player)."""
+        player: str | None = await self.page.evaluate(
+            "window.patience.session.available ? window.patience.session.player.id : null"
+        )
+        return player
+
+    async def access_token(self) -> str:
+        """The player's access token, as the page would send it now."""
+        token: str = await self.page.evaluate("window.patience.session.accessToken()")
+        return token
+
+    # ------------------------------------------------------------------ the panel
+
+    @property
+    def panel(self) -> Locator:
+        return self.page.locator("#stats")
+
+    async def open_statistics(self) -> None:
+        """Opens the Statistics panel with its button and waits until it has read the
+        player's statistics and games."""
+        await self.page.click("#stats-open")
+        await self.statistics_loaded()
+
+    async def statistics_loaded(self) -> None:
+        await expect(self.panel).to_be_visible()
+        await expect(self.panel).to_have_attribute("data-loaded", "true")
+
+    async def close_statistics(self) -> None:
+        await self.page.keyboard.press("Escape")
+        await expect(self.panel).to_be_hidden()
+
+    async def statistics_until(self, selector: str, seconds: float = 30.0) -> Locator:
+        """Opens the panel again and again until `selector` shows in it: a game's record
+        reaches the statistics and the player's list moments after the game changes.
+        The panel is left open."""
+        found = self.panel.locator(selector)
+        deadline = asyncio.get_running_loop().time() + seconds
+        while True:
+            await self.open_statistics()
+            if await found.count() > 0:
+                return found
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"{selector} did not show in the panel within {seconds} s")
+            await self.close_statistics()
+            await asyncio.sleep(0.25)
 
     async def wait_version(self, version: int) -> None:
         """Until the table shows `version` and no request is under way (checked at every

@@ -138,7 +138,7 @@ async def test_a_game_is_played_by_keyboard_alone(tabs: Tabs) -> None:
     await play.wait_version(len(moves) + 2)
     await page.keyboard.press("r")
     await play.wait_version(len(moves) + 3)
-    assert (await play.view())["counters"]["moves_made"] == len(moves)
+    assert (await play.view())["counters"]["position"] == len(moves)
 
 
 async def test_the_cards_that_move_are_animated(moving: Tabs) -> None:

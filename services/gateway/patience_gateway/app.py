@@ -1,70 +1,58 @@
-"""The app factory: routes, error handling, middleware, and the connections that
-live as long as the app (one Redis pool, a few gRPC channels)."""
+"""The app's wiring: the HTTP app (`http.factory`) and what lives as long as it does,
+opened by its lifespan: one Redis client, a few gRPC channels to the engine, the game
+store, the winnable deals, PostgreSQL's connections (when DATABASE_URL names one), the
+players and records, the game operations' dependencies (`games.deps.Games`), the
+event hub, and the background work: the winnable pools' refill, the outbox drain and
+the sampling of the connections for the metrics. The speed paths are chosen here
+(`speed`, Settings.speed_paths), and tracing is started here where the OTEL_* variables
+ask for it (`tracing`)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from datetime import timedelta
 
 from fastapi import FastAPI
-from fastapi.exceptions import RequestValidationError
-from fastapi_offline import FastAPIOffline
-from patience_engine.client import EngineClient, EngineError
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Match
+from patience_contract.client import EngineClient
 
-from patience_gateway import openapi
-from patience_gateway.bodies import JsonBodies
-from patience_gateway.cors import cors_middleware
-from patience_gateway.events import EventHub
-from patience_gateway.failures import STORAGE_DOWN, engine_problem, storage_problem
-from patience_gateway.fast_moves import MoveFastPath
-from patience_gateway.limits import BodySizeLimit
-from patience_gateway.metrics import Metrics, MetricsMiddleware
-from patience_gateway.pages import DOCS_HEADERS, DOCS_PAGES, PLAY_PATH, WithHeaders, web_client
-from patience_gateway.problems import ProblemError, problem_response
-from patience_gateway.redis_client import open_redis, replica_wait
-from patience_gateway.routes import games, operations, streams, variants
-from patience_gateway.service import GameService
+from patience_gateway import speed, tracing
+from patience_gateway.games import ending
+from patience_gateway.games.challenges import Challenges
+from patience_gateway.games.daily import DailyDeals, DailySettings
+from patience_gateway.games.deps import Games
+from patience_gateway.games.winnable import PoolRefill, WinnableDeals, WinnableSettings
+from patience_gateway.http.connections import ConnectionSampler
+from patience_gateway.http.factory import http_app
+from patience_gateway.http.metrics import Metrics
+from patience_gateway.http.scrape import ScrapeSources
+from patience_gateway.http.stop_signals import call_on_stop_signal
+from patience_gateway.players.access_tokens import AccessTokens, KeySet
+from patience_gateway.players.service import Players
+from patience_gateway.records.leaderboards import Leaderboards
+from patience_gateway.records.outbox import AbandonCheck, DrainSettings, OutboxDrain
+from patience_gateway.records.service import Records
 from patience_gateway.settings import Settings
-from patience_gateway.stop_signals import call_on_stop_signal
-from patience_gateway.store import GameStore
-from patience_gateway.winnable import PoolRefill, WinnableDeals, WinnableSettings
-
-log = logging.getLogger("patience_gateway")
-
-DESCRIPTION = """\
-The REST face of the patience rules engine. Deal a game of one of the nine
-variants, play it move by move, undo and redo, and read what a player at the table
-sees. Errors are RFC 9457 `application/problem+json` with a stable `code`
-(see docs/api.md). Game routes need the token handed out when the game was created,
-as `Authorization: Bearer <token>`.
-"""
-
-DOCS_ASSETS = "/docs/assets"
-
-_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
-
-_HTTP_STATUS_CODES = {
-    400: "malformed-body",
-    404: "not-found",
-    405: "method-not-allowed",
-    408: "body-timeout",
-    413: "body-too-large",
-}
+from patience_gateway.storage.boards import Boards
+from patience_gateway.storage.clients import open_redis, replica_wait
+from patience_gateway.storage.database import Database, DatabaseUnavailable
+from patience_gateway.storage.events import EventHub
+from patience_gateway.storage.link_codes import LinkCodes
+from patience_gateway.storage.outbox import OutboxStore
+from patience_gateway.storage.rates import Rate, RateLimits
+from patience_gateway.storage.schema import SchemaReady
+from patience_gateway.storage.store import GameStore
+from patience_gateway.storage.winnable_pools import WinnablePools
 
 
 def create_app(settings: Settings | None = None, *, served: bool = False) -> FastAPI:
     """The gateway's app. `served`: built by a server's worker process (`main`), whose
-    stop signals also end its event streams at once (see `stop_signals`)."""
+    stop signals also end its event streams at once (see `http.stop_signals`)."""
     settings = settings or Settings.from_env()
     metrics = Metrics()
+    traced = tracing.start()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -76,43 +64,129 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
         )
         app.state.redis = redis
         app.state.engine = engine
+        wait = replica_wait(settings)
+        # traced, the scripts go through redis-py's evalsha, which the tracing sees
+        scripts = speed.script_runner(redis, wait, settings.speed_paths and not traced)
         store = GameStore(
             redis,
+            scripts,
             settings.game_ttl_seconds,
             settings.redis_timeout_seconds,
-            wait=replica_wait(settings),
+            wait=wait,
         )
+        pools = WinnablePools(redis)
         winnable = WinnableDeals(
             engine,
-            redis,
+            pools,
             WinnableSettings(
                 settings.winnable_pool_size,
                 settings.winnable_search_seconds,
                 settings.winnable_solve_milliseconds,
                 settings.winnable_solve_positions,
+                settings.winnable_pool_sizes,
             ),
             retry_after=settings.retry_after_seconds,
+            on_served=metrics.winnable_deal_served,
         )
-        app.state.service = GameService(
+        database = Database(settings.database_url) if settings.database_url else None
+        app.state.database = database
+        schema_ready = _schema_ready(settings.database_url)
+        tokens = (
+            AccessTokens(
+                KeySet.from_texts(settings.player_token_keys), settings.access_token_seconds
+            )
+            if settings.player_token_keys
+            else None
+        )
+        players = Players(
+            database,
+            tokens,
+            LinkCodes(redis),
+            RateLimits(redis),
+            schema_ready,
+            retry_after=settings.retry_after_seconds,
+            new_players=Rate("new-player", settings.new_players_per_minute, 60),
+        )
+        outbox = OutboxStore(redis)
+        app.state.scrape = ScrapeSources(
+            redis,
+            outbox,
+            pools,
+            winnable.settings,
+            database,
+            settings.redis_timeout_seconds,
+        )
+        with tracing.untraced():
+            sampler = asyncio.create_task(
+                ConnectionSampler(metrics, redis, scripts, database).run()
+            )
+        app.state.players = players
+        app.state.records = Records(database, store, schema_ready, settings.abandon_after_seconds)
+        app.state.games = games = Games(
             engine,
             store,
-            retry_after=settings.retry_after_seconds,
-            on_move_applied=metrics.move_applied,
+            settings.retry_after_seconds,
             winnable=winnable,
+            on_move_applied=metrics.move_applied,
+            players=players,
+            outbox=outbox,
         )
+        app.state.leaderboards = leaderboards = (
+            Leaderboards(Boards(redis), database) if database is not None else None
+        )
+        app.state.daily = daily = DailyDeals(
+            games,
+            database,
+            schema_ready,
+            DailySettings(
+                settings.daily_variants,
+                settings.winnable_solve_milliseconds,
+                settings.winnable_solve_positions,
+            ),
+        )
+        app.state.challenges = Challenges(games, database, schema_ready)
         app.state.events = events = EventHub(redis)
         restore_signals = call_on_stop_signal(events.end_streams) if served else None
         # Every served process runs a refill; the Redis lock lets one of them work.
         refill = None
-        if served and settings.winnable_pool_size > 0:
-            refill = asyncio.create_task(PoolRefill(winnable, engine).run())
+        if served and winnable.settings.pooled:
+            with tracing.untraced():
+                refill = asyncio.create_task(
+                    PoolRefill(winnable, engine, on_added=metrics.winnable_deal_added).run()
+                )
+        # Every process with a database drains; the Redis lock lets one of them work.
+        drain = None
+        if database is not None:
+            abandon_after = timedelta(seconds=settings.abandon_after_seconds)
+
+            async def abandon(game_id: str) -> AbandonCheck:
+                return await ending.abandon(games, game_id, abandon_after)
+
+            app.state.drain = OutboxDrain(
+                outbox,
+                database,
+                abandon,
+                DrainSettings(abandon_after, sweep_seconds=settings.outbox_sweep_seconds),
+                schema_ready,
+                leaderboards,
+            )
+            with tracing.untraced():
+                drain = asyncio.create_task(app.state.drain.run())
+        # Every served process prepares the daily deals; a Redis lock lets one work.
+        preparer = None
+        if served and database is not None:
+            with tracing.untraced():
+                preparer = asyncio.create_task(daily.run())
         try:
             yield
         finally:
-            if refill is not None:
-                refill.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await refill
+            for task in (refill, drain, sampler, preparer):
+                if task is not None:
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+            if database is not None:
+                await database.close()
             if restore_signals is not None:
                 restore_signals()
             await events.aclose()  # ends this process's event streams
@@ -120,140 +194,25 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
             await store.aclose()
             await redis.aclose()
 
-    # Swagger UI (/docs) and ReDoc (/redoc) from files shipped in fastapi-offline's wheel,
-    # so the pages work offline and load nothing from another site.
-    app = FastAPIOffline(
-        static_url=DOCS_ASSETS,
-        title="Patience gateway",
-        version="1.0.0",
-        description=DESCRIPTION,
-        lifespan=lifespan,
-        generate_unique_id_function=openapi.operation_id,
-        openapi_tags=[
-            {"name": "games", "description": "Play a game."},
-            {"name": "variants", "description": "The games on offer."},
-            {"name": "operations", "description": "Health, readiness, metrics."},
-        ],
-    )
-    app.state.settings = settings
-    app.state.metrics = metrics
-    app.include_router(games.router)  # first: the router tries routes in order
-    app.include_router(streams.router)
-    app.include_router(variants.router)
-    app.include_router(operations.router)
-    app.mount(PLAY_PATH, web_client(), name="play")
-    _install_error_handlers(app, settings, metrics)
-    # innermost first: the move fast path sees a body already held to the size limit,
-    # and what it hands on meets the media-type and duplicate-key checks
-    app.add_middleware(JsonBodies, on_problem=metrics.problem)
-    app.add_middleware(WithHeaders, headers=DOCS_HEADERS, paths=DOCS_PAGES)
-    app.add_middleware(MoveFastPath, gateway=app)
-    app.add_middleware(
-        BodySizeLimit,
-        max_bytes=settings.max_body_bytes,
-        timeout_seconds=settings.body_timeout_seconds,
-        on_problem=metrics.problem,
-    )
-    if settings.cors_origins:
-        # outside the fast path and the size limit, so their answers carry the headers too
-        app.add_middleware(cors_middleware, origins=settings.cors_origins)
-    app.add_middleware(MetricsMiddleware, metrics=metrics)
-    openapi.install(app)
-    logging.getLogger("patience_gateway").setLevel(settings.log_level.upper())
+    app = http_app(settings, metrics, lifespan, speed.entrances(settings.speed_paths))
+    if traced:
+        tracing.instrument(app)
     return app
+
+
+def _schema_ready(url: str) -> Callable[[], Awaitable[None]]:
+    """The schema brought up to date before the database's first use (or, without a
+    database, the refusal the player routes answer)."""
+    if url:
+        return SchemaReady(url)
+
+    async def no_database() -> None:
+        raise DatabaseUnavailable("this gateway has no PostgreSQL (DATABASE_URL)")
+
+    return no_database
 
 
 def served_app() -> FastAPI:
     """The app each worker process of the server builds (`main`): on SIGTERM/SIGINT it
     ends its event streams at once, so that they do not hold the worker's stop up."""
     return create_app(served=True)
-
-
-def _install_error_handlers(app: FastAPI, settings: Settings, metrics: Metrics) -> None:
-    retry_after = settings.retry_after_seconds
-
-    def send(request: Request, problem: ProblemError) -> Response:
-        metrics.problem(problem.kind.code)
-        return problem_response(
-            problem.kind.code,
-            problem.detail,
-            request.url.path,
-            status=problem.status,
-            headers=problem.headers,
-            **problem.extensions,
-        )
-
-    async def on_problem(request: Request, error: Exception) -> Response:
-        assert isinstance(error, ProblemError)
-        return send(request, error)
-
-    async def on_validation(request: Request, error: Exception) -> Response:
-        assert isinstance(error, RequestValidationError)
-        details = error.errors()
-        unparseable = any(detail.get("type") == "json_invalid" for detail in details)
-        where = [
-            {"loc": [str(part) for part in detail.get("loc", ())], "msg": str(detail.get("msg"))}
-            for detail in details
-        ]
-        if unparseable:
-            problem = ProblemError("malformed-body", "the body is not valid JSON", errors=where)
-        elif any(tuple(detail.get("loc", ()))[:2] == ("body", "deal") for detail in details):
-            # docs/errors.md promises invalid-deal for any deal that is not a whole number
-            problem = ProblemError(
-                "invalid-deal", "deal must be a whole number 0..10^20, as a number or a string"
-            )
-        else:
-            problem = ProblemError(
-                "malformed-body",
-                "the request does not have the documented shape",
-                status=422,
-                errors=where,
-            )
-        return send(request, problem)
-
-    async def on_http(request: Request, error: Exception) -> Response:
-        assert isinstance(error, HTTPException)
-        code = _HTTP_STATUS_CODES.get(error.status_code, "internal")
-        detail = {
-            "not-found": f"nothing lives at {request.url.path}",
-            "method-not-allowed": f"{request.method} is not allowed on {request.url.path}",
-            "malformed-body": "the body could not be read",
-        }.get(code, str(error.detail))
-        headers = dict(error.headers or {})
-        if error.status_code == 405:
-            headers["Allow"] = ", ".join(_allowed_methods(app, request))
-        return send(request, ProblemError(code, detail, status=error.status_code, headers=headers))
-
-    async def on_engine(request: Request, error: Exception) -> Response:
-        assert isinstance(error, EngineError)
-        return send(request, engine_problem(error, retry_after))
-
-    async def on_storage(request: Request, error: Exception) -> Response:
-        return send(request, storage_problem(error, retry_after))
-
-    async def on_anything(request: Request, error: Exception) -> Response:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return send(request, ProblemError("internal", "the server failed; the error is logged"))
-
-    handlers: dict[Any, Any] = {
-        ProblemError: on_problem,
-        RequestValidationError: on_validation,
-        HTTPException: on_http,
-        EngineError: on_engine,
-        Exception: on_anything,
-    }
-    for kind in STORAGE_DOWN:
-        handlers[kind] = on_storage
-    for kind, handler in handlers.items():
-        app.add_exception_handler(kind, handler)
-
-
-def _allowed_methods(app: FastAPI, request: Request) -> list[str]:
-    """Every method some route answers at the request's path (Starlette's own 405
-    names only the first route whose path matches), asked of the routes themselves."""
-    allowed = []
-    for method in _METHODS:
-        scope = {**request.scope, "method": method}
-        if any(route.matches(scope)[0] == Match.FULL for route in app.router.routes):
-            allowed.append(method)
-    return allowed

@@ -15,7 +15,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from patience_gateway.server import granian_server
+from patience_contract import logs
+
+from patience_gateway.http.server import granian_server
 from patience_gateway.settings import Settings, SettingsError
 
 log = logging.getLogger("patience_gateway")
@@ -53,7 +55,7 @@ def main() -> None:
     try:
         settings = Settings.from_env()
     except SettingsError as error:
-        logging.basicConfig(format="%(levelname)s %(name)s %(message)s")
+        logs.configure_logging("info")
         log.error("bad configuration: %s", error)
         sys.exit(2)
     with metrics_folder():

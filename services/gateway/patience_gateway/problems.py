@@ -3,15 +3,23 @@
 Each problem has a stable `code` (also the last segment of its `type` URI) that
 clients can switch on; `title` is fixed per code, `detail` explains this
 occurrence. The catalog below is the single list of codes (docs/api.md mirrors it).
+
+Every layer raises `ProblemError`; the HTTP layer answers it (`http.errors`). The
+body's shape, `Problem`, is also its schema in the OpenAPI document. Every body made
+while a request is served carries that request's id (`request_id`, also its
+`Request-Id` header: `http.access`), which finds its log lines and its trace.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from starlette.responses import Response
+from patience_contract import logs
+from pydantic import ConfigDict, Field, with_config
+from typing_extensions import TypedDict, Unpack
+
+from patience_gateway.json_enums import JsonEnum
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "/problems/"
@@ -33,11 +41,36 @@ _KINDS = (
         "The body is not valid JSON (400), or is JSON of the wrong shape (422).",
     ),
     ProblemKind(
+        "body-too-deep",
+        400,
+        "Request body nested too deeply",
+        "The body's JSON nests arrays and objects deeper than 32 levels (no body the API "
+        "takes comes near it).",
+    ),
+    ProblemKind(
         "malformed-header",
         400,
         "Malformed header",
         "A header (If-Match, If-None-Match, Idempotency-Key, the bearer token of "
         "Authorization) does not have the documented form.",
+    ),
+    ProblemKind(
+        "invalid-cursor",
+        400,
+        "Invalid cursor",
+        "The `cursor` of a list is not one the list gave (take the `next` address as it is).",
+    ),
+    ProblemKind(
+        "invalid-day",
+        400,
+        "Invalid day",
+        "A day is written YYYY-MM-DD (a UTC date).",
+    ),
+    ProblemKind(
+        "invalid-position",
+        400,
+        "Invalid position",
+        "A replay's `position` is the number of moves played, from 0 to the history's length.",
     ),
     ProblemKind(
         "missing-token",
@@ -46,10 +79,52 @@ _KINDS = (
         "The request carries no `Authorization: Bearer <token>` header.",
     ),
     ProblemKind(
+        "invalid-token",
+        401,
+        "Invalid access token",
+        "The bearer token looks like a player's access token but does not verify: not "
+        "signed by this service's keys (forged, altered, or signed with a key no longer "
+        "kept), or for no known player. Sign in again (create a player, or link a device).",
+    ),
+    ProblemKind(
+        "expired-token",
+        401,
+        "Access token expired",
+        "The player's access token has expired: get a new one with the refresh token "
+        "(POST /v1/sessions/refresh).",
+    ),
+    ProblemKind(
+        "bad-refresh-token",
+        401,
+        "Bad refresh token",
+        "The refresh token is not known, has expired, or was revoked (signed out).",
+    ),
+    ProblemKind(
+        "refresh-token-reused",
+        401,
+        "Refresh token reused",
+        "This refresh token was used before (and not moments ago by the same device): "
+        "someone else may hold a copy, so every session of the device is revoked.",
+    ),
+    ProblemKind(
         "bad-token",
         403,
         "Wrong token",
-        "The bearer token is not the one handed out when this game was created.",
+        "The bearer token does not open this game: not the token handed out when this "
+        "anonymous game was created, or not the access token of the player who owns it.",
+    ),
+    ProblemKind(
+        "bad-link-code",
+        404,
+        "Unknown link code",
+        "No live link code is this one: it was used (a code opens one device), expired "
+        "(after 300 s) or mistyped.",
+    ),
+    ProblemKind(
+        "bad-challenge-code",
+        404,
+        "Unknown challenge code",
+        "No challenge has this code: it expired (after 7 days) or is mistyped.",
     ),
     ProblemKind(
         "unknown-game",
@@ -86,6 +161,50 @@ _KINDS = (
         "(no If-Match was sent); nothing was applied. Read the game and retry.",
     ),
     ProblemKind("nothing-to-undo", 409, "Nothing to undo", "The game is at its deal."),
+    ProblemKind(
+        "nothing-to-restart",
+        409,
+        "Nothing to restart",
+        "The game stands at its deal already (nothing played since the start or the last restart).",
+    ),
+    ProblemKind(
+        "game-over",
+        409,
+        "Game over",
+        "The game was resigned or abandoned and takes no more changes, or (resign, claim) "
+        "its record has closed already.",
+    ),
+    ProblemKind(
+        "game-not-over",
+        409,
+        "Game not over",
+        "The game's record has not closed: it has no result to sign yet.",
+    ),
+    ProblemKind(
+        "challenge-taken",
+        409,
+        "Challenge taken",
+        "The challenge was taken already: a code deals one game.",
+    ),
+    ProblemKind(
+        "own-challenge",
+        409,
+        "Own challenge",
+        "A player cannot take a challenge they offered.",
+    ),
+    ProblemKind(
+        "not-challengeable",
+        409,
+        "Cannot be offered",
+        "A daily deal is offered as a challenge only once its day is over; a deal whose "
+        "number is hidden from its player (a random deal) only once the game is over.",
+    ),
+    ProblemKind(
+        "already-claimed",
+        409,
+        "Already claimed",
+        "The game belongs to a player already.",
+    ),
     ProblemKind(
         "nothing-to-redo", 409, "Nothing to redo", "No undone move is waiting to be redone."
     ),
@@ -150,6 +269,21 @@ _KINDS = (
         "(on a create: for a different create, or more than 24 hours ago).",
     ),
     ProblemKind(
+        "invalid-display-name",
+        422,
+        "Invalid display name",
+        "A display name is 1 to 32 characters once normalised (NFKC, runs of white space "
+        "as one space), without control, format or private-use characters.",
+    ),
+    ProblemKind(
+        "too-many-requests",
+        429,
+        "Too many requests",
+        "Too many requests of this kind from this client or player (new players, link "
+        "codes, links, daily starts, challenges offered, challenge codes tried); retry "
+        "after Retry-After seconds.",
+    ),
+    ProblemKind(
         "winnable-with-deal",
         422,
         "Winnable with a deal",
@@ -184,9 +318,75 @@ _KINDS = (
         "Storage unavailable",
         "Redis cannot be reached; retry after Retry-After seconds.",
     ),
+    ProblemKind(
+        "records-unavailable",
+        503,
+        "Records unavailable",
+        "PostgreSQL, which keeps players and their records, cannot be reached (or this "
+        "gateway has none configured); retry after Retry-After seconds. Games go on: a "
+        "finished game's record reaches PostgreSQL once it is back.",
+    ),
 )
 
 KINDS: dict[str, ProblemKind] = {kind.code: kind for kind in _KINDS}
+
+
+# Every problem `code` (KINDS, the one list; docs/api.md describes them).
+PROBLEM_CODE = JsonEnum(
+    "ProblemCode", KINDS, "A problem's stable code; `GET /problems/{code}` describes it."
+)
+
+
+class ProblemExtensions(TypedDict, total=False):
+    """The members some problems add to the standard ones."""
+
+    rule: Annotated[str | None, Field(default=None, description="illegal-move: the rule broken.")]
+    move: Annotated[str | None, Field(default=None, description="illegal-move / malformed-move.")]
+    errors: Annotated[
+        list[dict[str, Any]] | None,
+        Field(default=None, description="malformed-body: where the body is wrong."),
+    ]
+    request_id: Annotated[
+        str | None,
+        Field(
+            default=None,
+            description="The request's id, as in its `Request-Id` header: quote it when "
+            "reporting a problem (the gateway's logs and traces are found by it).",
+        ),
+    ]
+
+
+@with_config(
+    ConfigDict(
+        extra="allow",
+        json_schema_extra={
+            "examples": [
+                {
+                    "type": "/problems/illegal-move",
+                    "title": "Illegal move",
+                    "status": 422,
+                    "detail": "a seven does not go on a nine",
+                    "instance": "/v1/games/x7R2kJ0vQp9sYd3mN8a1Zw/moves",
+                    "code": "illegal-move",
+                    "rule": "wrong_rank",
+                    "move": "t3-t4",
+                    "request_id": "4bf92f3577b34da6a3ce929d0e0e4736",
+                }
+            ]
+        },
+    )
+)
+class Problem(ProblemExtensions):
+    """RFC 9457 problem details, with a stable `code`."""
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    instance: str
+    code: Annotated[
+        str, PROBLEM_CODE, Field(description="Stable machine-readable code; see docs/api.md.")
+    ]
 
 
 class ProblemError(Exception):
@@ -199,7 +399,7 @@ class ProblemError(Exception):
         *,
         status: int | None = None,
         headers: dict[str, str] | None = None,
-        **extensions: Any,
+        **extensions: Unpack[ProblemExtensions],
     ) -> None:
         super().__init__(detail)
         self.kind = KINDS[code]
@@ -210,34 +410,23 @@ class ProblemError(Exception):
 
 
 def problem_body(
-    code: str, detail: str, instance: str, status: int | None = None, **extensions: Any
-) -> dict[str, Any]:
+    code: str,
+    detail: str,
+    instance: str,
+    status: int | None = None,
+    **extensions: Unpack[ProblemExtensions],
+) -> Problem:
     kind = KINDS[code]
-    body: dict[str, Any] = {
+    body: Problem = {
         "type": TYPE_PREFIX + code,
         "title": kind.title,
         "status": status or kind.status,
         "detail": detail,
         "instance": instance,
         "code": code,
+        **extensions,
     }
-    body.update(extensions)
+    request_id = logs.request_id.get()
+    if request_id is not None:
+        body["request_id"] = request_id
     return body
-
-
-def problem_response(
-    code: str,
-    detail: str,
-    instance: str,
-    *,
-    status: int | None = None,
-    headers: dict[str, str] | None = None,
-    **extensions: Any,
-) -> Response:
-    body = problem_body(code, detail, instance, status, **extensions)
-    return Response(
-        json.dumps(body, separators=(",", ":")).encode(),
-        status_code=body["status"],
-        headers=headers,
-        media_type=PROBLEM_MEDIA_TYPE,
-    )

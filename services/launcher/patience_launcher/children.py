@@ -4,6 +4,15 @@ Each child runs in a process group of its own, so that a Ctrl-C in the terminal 
 only the launcher, which then stops the children one by one in the order it chooses,
 and so that stopping a child also stops any workers it forked. On Linux a child is also
 told by the kernel to terminate if the launcher itself dies without cleaning up.
+
+The children stay in the launcher's session. Where Linux groups processes by session for
+scheduling (autogroups, on by default on most distributions), the CPU is first shared
+between sessions, each as one, and only then between the processes of a session by their
+nice: in one session, the engine's search processes, whose nice is lower, give way to
+every service's processes (a move through the gateway, the engine and Redis); with a
+session per service, the engine's would claim a whole share of the machine for its
+searches against the gateway's, whatever their nice (bench/README.md, "Searches beside
+moves").
 """
 
 from __future__ import annotations
@@ -61,10 +70,19 @@ class ChildProcess:
         env: Mapping[str, str],
         output: IO[str] | None = None,
         tail_lines: int = 40,
+        *,
+        user: tuple[int, int] | None = None,
+        stop_signal: signal.Signals = signal.SIGTERM,
     ) -> None:
+        """`user`: (uid, gid) to run as instead of this process's user (a server that
+        refuses root). `stop_signal`: what asks it to stop: SIGTERM goes to the whole
+        group (a service and its workers); another signal goes to the child alone, a
+        server that stops its own processes (PostgreSQL: SIGINT, its fast shutdown)."""
         self.name = name
         self.argv = list(argv)
         self.env = dict(env)
+        self.user = user
+        self.stop_signal = stop_signal
         self._output = output if output is not None else sys.stderr
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self._relay: threading.Thread | None = None
@@ -76,8 +94,10 @@ class ChildProcess:
         return self.process.pid
 
     def start(self) -> ChildProcess:
+        # The guard switches the user on Linux; elsewhere subprocess does.
+        switch = self.user if sys.platform != "linux" else None
         self.process = subprocess.Popen(
-            guarded(self.argv),
+            guarded(self.argv, self.user),
             env=self.env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -85,7 +105,10 @@ class ChildProcess:
             text=True,
             errors="replace",
             bufsize=1,
-            start_new_session=True,
+            process_group=0,  # a group of its own, in this session (module docstring)
+            user=switch[0] if switch else None,
+            group=switch[1] if switch else None,
+            extra_groups=[] if switch else None,
         )
         self._relay = threading.Thread(target=self._relay_output, name=f"{self.name}-output")
         self._relay.daemon = True
@@ -122,19 +145,26 @@ class ChildProcess:
             signal_group(self.process.pid, signal.SIGKILL)
 
     def stop(self, timeout: float = 10.0) -> int | None:
-        """SIGTERM to the child's whole group, SIGKILL after `timeout` seconds; returns
-        the exit status. Also ends what a child that died left behind in its group
-        (workers whose parent was killed)."""
+        """Asks the child to stop (SIGTERM to its whole group, or its own stop signal to
+        it alone), SIGKILL to the group after `timeout` seconds; returns the exit status.
+        Also ends what a child that died left behind in its group (workers whose parent
+        was killed)."""
         if self.process is None:
             return None
         pgid = self.process.pid  # the child leads its own group
-        if self.process.poll() is None or group_alive(pgid):
-            signal_group(pgid, signal.SIGTERM)
+        if self.process.poll() is None:
+            if self.stop_signal == signal.SIGTERM:
+                signal_group(pgid, signal.SIGTERM)
+            else:  # a server that stops its own processes, in its own order
+                with contextlib.suppress(ProcessLookupError):
+                    self.process.send_signal(self.stop_signal)
             try:
                 self.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 signal_group(pgid, signal.SIGKILL)
                 self.process.wait()
+        elif group_alive(pgid):
+            signal_group(pgid, signal.SIGTERM)
         deadline = time.monotonic() + timeout
         while group_alive(pgid) and time.monotonic() < deadline:
             time.sleep(0.05)

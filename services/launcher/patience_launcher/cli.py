@@ -1,6 +1,7 @@
 """`patience`: the whole service on this machine with one command.
 
-    patience serve     Redis (embedded unless REDIS_URL is set), the engine and the gateway
+    patience serve     Redis and PostgreSQL (embedded unless REDIS_URL / DATABASE_URL is
+                       set), the engine and the gateway
     patience engine    the gRPC engine alone
     patience gateway   the REST gateway alone, against REDIS_URL and ENGINE_ADDR
     patience redis     an embedded Redis alone
@@ -20,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from patience_launcher import addresses, seal_keys
+from patience_launcher import addresses, player_keys, seal_keys
 from patience_launcher.data_folder import (
     DATA_DIR_VARIABLE,
     FolderInUse,
@@ -28,12 +29,17 @@ from patience_launcher.data_folder import (
     data_dir,
     prepare,
 )
+from patience_launcher.key_files import KeyProblem
+from patience_launcher.player_keys import TokenKeys
+from patience_launcher.records_database import start_database
 from patience_launcher.redis_server import TEMP_PREFIX, resolve_folder
 from patience_launcher.scratch import temp_dir_for
-from patience_launcher.seal_keys import KeyChoice, KeyProblem
+from patience_launcher.seal_keys import KeyChoice
 from patience_launcher.services import (
     DEFAULT_HOST,
     METRICS_PREFIX,
+    engine_metrics_port,
+    metrics_url,
     plural,
     redact,
     start_engine,
@@ -57,6 +63,13 @@ class UsageError(Exception):
 def choose_keys(data_folder: Path | None, *, redis_url_given: bool = False) -> KeyChoice:
     try:
         return seal_keys.choose(os.environ, data_folder, redis_url_given=redis_url_given)
+    except KeyProblem as problem:
+        raise UsageError(str(problem)) from None
+
+
+def choose_token_keys(data_folder: Path) -> TokenKeys:
+    try:
+        return player_keys.choose(os.environ, data_folder)
     except KeyProblem as problem:
         raise UsageError(str(problem)) from None
 
@@ -162,6 +175,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # REDIS_URL; chosen before anything starts, so that a missing key starts nothing.
     try:
         keys = choose_keys(None if given else run_data.path, redis_url_given=bool(given))
+        token_keys = choose_token_keys(run_data.path)
     except UsageError:
         run_data.release()
         raise
@@ -180,6 +194,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             redis_url = start_redis(supervisor, folder, timeout, appendfsync=args.appendfsync)
             redis_note = f"embedded, append-only file {FSYNC_NOTES[args.appendfsync]}"
         check_store_key(redis_url, keys)
+        database = start_database(supervisor, os.environ, run_data.path, timeout)
+        engine_metrics = engine_metrics_port(args.host)
         engine = start_engine(
             supervisor,
             args.host,
@@ -188,6 +204,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             timeout,
             keys,
             solver_processes=searches,
+            metrics_port=engine_metrics,
         )
         rest = start_gateway(
             supervisor,
@@ -198,6 +215,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             engine,
             timeout,
             stack.enter_context(temp_dir_for(METRICS_PREFIX)),
+            {**database.env, **token_keys.env},
         )
         data_note = "temporary, deleted on exit" if run_data.ephemeral else "kept across runs"
         return [
@@ -208,8 +226,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             f"  gRPC       {engine}  ({plural(workers.engine, 'engine worker')},"
             f" {search_note(searches)})",
             f"  Redis      {redact(redis_url)}  ({redis_note})",
+            f"  PostgreSQL {database.banner}",
             f"  Data       {run_data.path}  ({data_note})",
             f"  States     {keys.banner}",
+            f"  Players    {token_keys.banner}",
+            f"  Metrics    {rest}/metrics (gateway),"
+            f" {metrics_url(args.host, engine_metrics)} (engine): Prometheus scrapes these",
             "A service that stops is started again; Ctrl-C stops them all.",
         ]
 
@@ -230,6 +252,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     keys = choose_keys(None if seal_keys.configured(os.environ) else prepare(data_dir()))
 
     def start() -> list[str]:
+        metrics = engine_metrics_port(host)
         target = start_engine(
             supervisor,
             host,
@@ -238,11 +261,13 @@ def cmd_engine(args: argparse.Namespace) -> int:
             args.startup_timeout,
             keys,
             solver_processes=searches,
+            metrics_port=metrics,
         )
         return [
             f"patience engine is ready: gRPC {target}"
             f"  ({plural(workers, 'worker')}, {search_note(searches)})",
             f"  states {keys.banner}",
+            f"  metrics {metrics_url(host, metrics)}",
             "Press Ctrl-C to stop.",
         ]
 
@@ -271,6 +296,7 @@ def cmd_gateway(args: argparse.Namespace) -> int:
         return [
             f"patience gateway is ready: REST {rest}/v1, docs {rest}/docs, play {rest}/play/"
             f"  ({plural(workers, 'worker')})",
+            f"  metrics {rest}/metrics",
             f"  engine {engine_addr}, Redis {redact(redis_url)}",
             "Press Ctrl-C to stop.",
         ]
@@ -308,27 +334,34 @@ def cmd_redis(args: argparse.Namespace) -> int:
 
 
 def cmd_key(args: argparse.Namespace) -> int:
+    kind = player_keys if args.player else seal_keys
     if args.key_command == "new":
-        print(seal_keys.new_key())
+        print(kind.new_key())
         return 0
     if args.key_command == "ensure":
         path = Path(args.file)
         existed = path.exists()
         try:
-            seal_keys.ensure_key_file(path)
+            kind.ensure_key_file(path)
         except OSError as error:
             raise UsageError(f"cannot make the key file {path}: {error}") from None
         print(f"{path}: {'kept as it was' if existed else 'made with a new key'}")
         return 0
-    path = Path(args.file) if args.file else data_dir() / seal_keys.KEY_FILE_NAME
+    path = Path(args.file) if args.file else data_dir() / kind.KEY_FILE_NAME
     try:
-        key_id = seal_keys.rotate_key_file(path)
-    except (OSError, ValueError) as error:
+        key_id = kind.rotate_key_file(path)
+    except (OSError, ValueError, KeyProblem) as error:
         raise UsageError(f"cannot rotate the key file {path}: {error}") from None
-    print(
-        f"{path}: new current key {key_id}, the earlier keys kept as old keys; restart the "
-        "engines (docs/operations.md, Keys)"
-    )
+    if args.player:
+        print(
+            f"{path}: new signing key {key_id}, the earlier keys kept to verify the tokens "
+            "they signed; restart the gateways (docs/operations.md, Player token keys)"
+        )
+    else:
+        print(
+            f"{path}: new current key {key_id}, the earlier keys kept as old keys; restart "
+            "the engines (docs/operations.md, Keys)"
+        )
     return 0
 
 
@@ -379,7 +412,8 @@ def build_parser() -> argparse.ArgumentParser:
         )
 
     serve = commands.add_parser(
-        "serve", help="Redis, engine and gateway together (REDIS_URL: use that Redis)"
+        "serve",
+        help="Redis, PostgreSQL, engine and gateway together (REDIS_URL, DATABASE_URL: use those)",
     )
     serve.add_argument("--host", default=DEFAULT_HOST, help="bind address (default 127.0.0.1)")
     serve.add_argument(
@@ -439,19 +473,37 @@ def build_parser() -> argparse.ArgumentParser:
     timeout_flag(redis)
     redis.set_defaults(run=cmd_redis)
 
-    key = commands.add_parser("key", help="the engine's seal keys: make one, rotate a key file")
+    key = commands.add_parser(
+        "key", help="the engine's seal keys or the players' token keys: make one, rotate a file"
+    )
     key_commands = key.add_subparsers(dest="key_command", required=True, metavar="ACTION")
-    key_commands.add_parser("new", help="print a new random key (for ENGINE_SEAL_KEY)")
+
+    def player_flag(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument(
+            "--player",
+            action="store_true",
+            help="a key that signs players' tokens (the gateway's), not a seal key",
+        )
+
+    new = key_commands.add_parser(
+        "new", help="print a new random key (for ENGINE_SEAL_KEY, or PLAYER_TOKEN_KEYS)"
+    )
+    player_flag(new)
     rotate = key_commands.add_parser(
         "rotate", help="put a new key first in a key file; the others stay as old keys"
     )
     rotate.add_argument(
-        "file", nargs="?", help=f"the key file (default: <data folder>/{seal_keys.KEY_FILE_NAME})"
+        "file",
+        nargs="?",
+        help=f"the key file (default: <data folder>/{seal_keys.KEY_FILE_NAME}, with --player "
+        f"<data folder>/{player_keys.KEY_FILE_NAME})",
     )
+    player_flag(rotate)
     ensure = key_commands.add_parser(
         "ensure", help="make a key file with a new key unless it exists (e.g. in a volume)"
     )
     ensure.add_argument("file", help="the key file")
+    player_flag(ensure)
     key.set_defaults(run=cmd_key)
 
     add_solve_command(commands)

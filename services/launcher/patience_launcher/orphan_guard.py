@@ -1,10 +1,16 @@
-"""`python -m patience_launcher.orphan_guard PARENT_PID PROGRAM [ARG...]` becomes PROGRAM
-(exec, same process id) after asking Linux to send it SIGTERM if PARENT_PID dies.
+"""`python -m patience_launcher.orphan_guard [--as UID:GID] PARENT_PID PROGRAM [ARG...]`
+becomes PROGRAM (exec, same process id) after asking Linux to send it SIGTERM if
+PARENT_PID dies; with `--as`, it first becomes that user (no supplementary groups).
 
 So a service started by the launcher stops even when the launcher is killed outright
 (SIGKILL, out of memory) and has no chance to stop it. The request is made in this
 small program rather than in a `preexec_fn` hook: such a hook forces a plain fork()
 and runs Python code in the child, where the gRPC library's fork handlers break.
+
+The user is switched here rather than by `subprocess` for two reasons: the Python that
+runs this program may live where that user cannot read (a root's home), and Linux
+forgets the parent-death request when a process changes its user, so the request must
+come after the switch.
 """
 
 from __future__ import annotations
@@ -16,17 +22,37 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from patience_launcher.run_as import become
+
 _PR_SET_PDEATHSIG = 1
+_AS_FLAG = "--as"
 
 
-def guarded(argv: Sequence[str]) -> list[str]:
-    """`argv` wrapped so that it dies with this process (Linux); unchanged elsewhere."""
+def guarded(argv: Sequence[str], user: tuple[int, int] | None = None) -> list[str]:
+    """`argv` wrapped so that it dies with this process (Linux), run as `user` (uid, gid)
+    when given; unchanged elsewhere (where the caller switches the user itself)."""
     if sys.platform != "linux":
         return list(argv)
-    return [sys.executable, "-m", "patience_launcher.orphan_guard", str(os.getpid()), *argv]
+    switch = [_AS_FLAG, f"{user[0]}:{user[1]}"] if user is not None else []
+    return [
+        sys.executable,
+        "-m",
+        "patience_launcher.orphan_guard",
+        *switch,
+        str(os.getpid()),
+        *argv,
+    ]
 
 
 def main(args: Sequence[str]) -> int:
+    args = list(args)
+    try:
+        if args[:1] == [_AS_FLAG] and len(args) > 1:
+            become(args[1])
+            args = args[2:]
+    except (ValueError, OSError) as error:
+        print(f"orphan_guard: cannot switch the user: {error}", file=sys.stderr)
+        return 1
     if len(args) < 2 or not args[0].isdigit():
         print(__doc__, file=sys.stderr)
         return 2

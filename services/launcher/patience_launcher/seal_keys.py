@@ -18,7 +18,6 @@ configured keys: the games kept there would not open (409 state-unreadable). A r
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,16 +26,15 @@ from pathlib import Path
 from patience_engine.config import read_key_file, seal_keys_from_env
 from patience_engine.sealing import key_id_of
 
+from patience_launcher import key_files
+from patience_launcher.key_files import KeyProblem
+
 KEY_FILE_NAME = "engine-seal.key"
 STORE_RECORD = "patience:seal-key-id"
 _HEADER = (
     "# patience-engine seal keys: the first opens and seals, the others (older keys) only\n"
     "# open the states they sealed. Keep this file with the games it opens, mode 0600.\n"
 )
-
-
-class KeyProblem(Exception):
-    """The configured keys cannot work with this data store; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +101,7 @@ def choose(
 
 def ensure_key_file(path: Path) -> Path:
     """`path`, made with a new key (mode 0600) if it does not exist yet."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return path
-    with os.fdopen(fd, "w", encoding="ascii") as file:
-        file.write(_HEADER + new_key() + "\n")
+    key_files.make_once(path, _HEADER, new_key())
     return path
 
 
@@ -117,11 +110,7 @@ def rotate_key_file(path: Path) -> str:
     new key's id. The file is replaced whole (written beside it, then renamed)."""
     old = read_key_file(path) if path.exists() else []
     key = new_key()
-    spare = path.with_name(path.name + ".new")
-    fd = os.open(spare, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as file:
-        file.write(_HEADER + "\n".join([key, *old]) + "\n")
-    os.replace(spare, path)
+    key_files.replace(path, _HEADER, [key, *old])
     return key_id_of(key.encode())
 
 

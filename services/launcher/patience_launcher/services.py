@@ -4,12 +4,14 @@ environment, and the check that tells it answers."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 import urllib.parse
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from patience_launcher import addresses, probes
+from patience_launcher import addresses, postgres_server, probes
 from patience_launcher.children import ChildProcess
 from patience_launcher.redis_server import AppendFsync, redis_argv
 from patience_launcher.seal_keys import KeyChoice
@@ -22,6 +24,8 @@ STOP_TIMEOUT_SECONDS = 10.0
 # gateway that was killed is removed with the launcher's other temporary folders.
 METRICS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
 METRICS_PREFIX = "patience-metrics-"
+# The engine serves its metrics on a port of its own (its supervisor sums its workers').
+ENGINE_METRICS_VARIABLE = "ENGINE_METRICS_PORT"
 
 
 def service_argv(script: str, module: str) -> list[str]:
@@ -35,6 +39,8 @@ def child_env(**overrides: str) -> dict[str, str]:
     """This process's environment (with PATIENCE_DATA_DIR, set by the launcher) for a
     child, plus `overrides`."""
     env = dict(os.environ)
+    # the gateway's metrics folder is given to the gateway alone (`start_gateway`)
+    env.pop(METRICS_VARIABLE, None)
     env["PYTHONUNBUFFERED"] = "1"  # logs reach the terminal as they happen
     env.update(overrides)
     return env
@@ -56,12 +62,36 @@ def redact(url: str) -> str:
 def use_redis_url(supervisor: Supervisor, url: str, timeout: float) -> None:
     """Waits until the Redis the user named answers PING."""
     supervisor.say(f"using the Redis at {redact(url)}")
+    wait_for(supervisor, f"the Redis at {redact(url)}", timeout, lambda: probes.redis_pong(url))
+
+
+def use_database_url(supervisor: Supervisor, url: str, timeout: float) -> None:
+    """Waits until the database the user named answers a query; fails with the server's
+    last words (a wrong password, a database that does not exist)."""
+    supervisor.say(f"using the PostgreSQL database at {redact(url)}")
+    problem: list[str | None] = [None]
+
+    def answers() -> bool:
+        problem[0] = probes.postgres_problem(url)
+        return problem[0] is None
+
+    try:
+        wait_for(supervisor, f"the PostgreSQL database at {redact(url)}", timeout, answers)
+    except ServiceFailed as failure:
+        raise ServiceFailed(f"{failure}: {problem[0]}") from None
+
+
+def wait_for(
+    supervisor: Supervisor, what: str, timeout: float, answers: Callable[[], bool]
+) -> None:
+    """Polls `answers` until it holds; ServiceFailed after `timeout` seconds,
+    StopRequested on a signal."""
     deadline = time.monotonic() + timeout
-    while not probes.redis_pong(url):
+    while not answers():
         if supervisor.stop_requested.is_set():
             raise StopRequested
         if time.monotonic() > deadline:
-            raise ServiceFailed(f"the Redis at {redact(url)} did not answer within {timeout:g} s")
+            raise ServiceFailed(f"{what} did not answer within {timeout:g} s")
         supervisor.stop_requested.wait(0.1)
 
 
@@ -86,6 +116,58 @@ def start_redis(
     return url
 
 
+def start_postgres(
+    supervisor: Supervisor, folder: Path, timeout: float, *, host: str = DEFAULT_HOST
+) -> str:
+    """Starts a PostgreSQL server with its data in `folder`/data (made on the first
+    start, the password kept beside it) and creates the project's database if missing;
+    returns the database's URL. Its log goes to the terminal. Under root it runs as
+    `nobody` (PostgreSQL refuses root), which then owns `folder`/data."""
+    port = addresses.free_port(host)
+    try:
+        password = postgres_server.init_cluster(folder)
+        argv = postgres_server.postgres_argv(host, port, folder)
+    except ImportError:
+        raise ServiceFailed(
+            "no PostgreSQL to embed: install it (postgres and initdb on PATH, or "
+            f"{postgres_server.BIN_DIR_VARIABLE}), or set DATABASE_URL (empty: keep no records)"
+        ) from None
+    except (RuntimeError, OSError) as error:
+        raise ServiceFailed(f"cannot make PostgreSQL's data folder in {folder}: {error}") from None
+    server = postgres_server.ServerUser.for_this_process()
+    user = (server.uid, server.gid) if server.is_other else None
+    # The server's own database, always there: answering it means the server is up.
+    own = postgres_server.database_url(host, port, password, "postgres")
+    supervisor.say(f"starting PostgreSQL on {addresses.host_port(host, port)}, data in {folder}")
+    child = ChildProcess(
+        "postgres",
+        argv,
+        child_env(),
+        user=user,
+        # its fast shutdown: SIGTERM would wait for every client to disconnect
+        stop_signal=signal.SIGINT,
+    )
+    supervisor.add_child(child, lambda: probes.postgres_answers(own), timeout, STOP_TIMEOUT_SECONDS)
+    import psycopg  # late: only where a database is run
+
+    try:
+        postgres_server.ensure_database(host, port, password, timeout)
+    except psycopg.Error as error:
+        raise ServiceFailed(f"cannot create the database on PostgreSQL: {error}") from None
+    return postgres_server.database_url(host, port, password)
+
+
+def engine_metrics_port(host: str) -> int:
+    """The port of the engine's metrics: ENGINE_METRICS_PORT, else a free one."""
+    raw = os.environ.get(ENGINE_METRICS_VARIABLE, "").strip()
+    return int(raw) if raw.isdigit() else addresses.free_port(addresses.unbracket(host))
+
+
+def metrics_url(host: str, port: int) -> str:
+    """Where a local Prometheus scrapes a service bound to host:port."""
+    return f"http://{addresses.host_port(addresses.reachable_host(host), port)}/metrics"
+
+
 def start_engine(
     supervisor: Supervisor,
     host: str,
@@ -94,14 +176,18 @@ def start_engine(
     timeout: float,
     keys: KeyChoice,
     solver_processes: int | None = None,
+    metrics_port: int | None = None,
 ) -> str:
     """Starts the engine on host:port with the seal keys chosen by
     `seal_keys.choose`; returns the address a local client dials. (A restarted engine
     keeps this environment, so it keeps its keys.) `solver_processes`: search processes
-    per engine process (None: ENGINE_SOLVER_PROCESSES, else the engine's default)."""
+    per engine process (None: ENGINE_SOLVER_PROCESSES, else the engine's default);
+    `metrics_port`: where it serves its metrics (None: ENGINE_METRICS_PORT, if set)."""
     settings = (
         {} if solver_processes is None else {"ENGINE_SOLVER_PROCESSES": str(solver_processes)}
     )
+    if metrics_port is not None:
+        settings[ENGINE_METRICS_VARIABLE] = str(metrics_port)
     env = child_env(
         ENGINE_LISTEN=addresses.host_port(host, port),
         ENGINE_WORKERS=str(workers),
@@ -124,11 +210,14 @@ def start_gateway(
     engine_addr: str,
     timeout: float,
     metrics_dir: Path,
+    settings: Mapping[str, str] | None = None,
 ) -> str:
     """Starts the gateway on host:port, its metrics files in `metrics_dir` (unless
-    PROMETHEUS_MULTIPROC_DIR names a folder); returns its base URL for local clients."""
+    PROMETHEUS_MULTIPROC_DIR names a folder); returns its base URL for local clients.
+    `settings`: more variables for it (where its records are kept, the players' token
+    keys), over this process's environment."""
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
-    metrics = {} if os.environ.get(METRICS_VARIABLE) else {METRICS_VARIABLE: str(metrics_dir)}
+    metrics = {METRICS_VARIABLE: os.environ.get(METRICS_VARIABLE) or str(metrics_dir)}
     env = child_env(
         **metrics,
         REDIS_URL=redis_url,
@@ -137,6 +226,7 @@ def start_gateway(
         GATEWAY_PORT=str(port),
         GATEWAY_WORKERS=str(workers),
         CORS_ORIGINS=page_origins(base, port, os.environ.get("CORS_ORIGINS", "")),
+        **(settings or {}),
     )
     child = ChildProcess("gateway", service_argv("patience-gateway", "patience_gateway"), env)
     listen = addresses.host_port(host, port)

@@ -6,7 +6,9 @@ A service that dies once it has answered is started again with the same command 
 running: the gateway answers 503 with Retry-After meanwhile and reconnects by itself.
 A service that keeps crashing (RestartPolicy: 5 crashes within 60 s) stops everything,
 exit status 1, as does a service that dies before it first answers (a port taken, bad
-settings: restarting would not help).
+settings: restarting would not help), and one that, restarted three times in a row,
+never answers again (each try stopped after the startup timeout): however slowly they
+come, those restarts would go on for ever.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class RestartPolicy:
     window_seconds: float = 60.0  # ... within this long: give up
     first_delay: float = 0.2  # backoff before the first restart, doubled each time
     max_delay: float = 8.0
+    max_unanswered: int = 3  # restarts in a row that never answer: give up
 
     def delay(self, recent_crashes: int) -> float:
         """Seconds to wait before restarting after the n-th crash of the window."""
@@ -61,6 +64,7 @@ class Service:
     crashes: collections.deque[float] = field(default_factory=collections.deque)
     restart_at: float | None = None  # set while down: when to start it again
     starting_since: float | None = None  # set while restarted and not answering yet
+    unanswered: int = 0  # restarts in a row that died or timed out before answering
 
     @property
     def name(self) -> str:
@@ -149,14 +153,24 @@ class Supervisor:
         elif service.starting_since is not None:
             if service.back():
                 service.starting_since = None
+                service.unanswered = 0
                 self.say(f"the {service.name} is back")
             elif now - service.starting_since > service.startup_timeout:
                 service.child.stop(service.stop_timeout)
                 why = f"the {service.name} did not answer within {service.startup_timeout:g} s"
-                self._crashed(service, why)
+                self._crashed(service, why, timed_out=True)
 
-    def _crashed(self, service: Service, why: str) -> None:
+    def _crashed(self, service: Service, why: str, *, timed_out: bool = False) -> None:
         now = time.monotonic()
+        # A restart stopped at the startup timeout: such restarts come too slowly for the
+        # crash window to end them. (One that dies at once is the crash window's to count.)
+        if timed_out:
+            service.unanswered += 1
+            if service.unanswered >= self.policy.max_unanswered:
+                raise ServiceFailed(
+                    f"{why}\nthe {service.name} did not answer after {service.unanswered} "
+                    "restarts in a row: giving up"
+                )
         service.starting_since = None
         service.crashes.append(now)
         while service.crashes and now - service.crashes[0] > self.policy.window_seconds:

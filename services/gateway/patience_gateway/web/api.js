@@ -1,6 +1,10 @@
 // The gateway's REST API as the page uses it: every call returns the parsed body, or
 // throws an ApiError carrying the RFC 9457 problem (status, code, detail) and, for a
 // stale or concurrent write, the game's current version from the ETag.
+//
+// A game is {id, token}: an anonymous game is opened by its own token; a player's game
+// (token null) by the player's access token, which the session (session.js) hands out
+// and renews when the server says it has expired.
 
 export class ApiError extends Error {
   constructor(status, problem, etag) {
@@ -44,41 +48,127 @@ async function call(method, path, { token, version, body } = {}) {
   return data;
 }
 
+// The player's session, for the calls that need its access token (set by the page).
+let session = null;
+
+export function useSession(current) {
+  session = current;
+}
+
+function asPlayer(request) {
+  if (!session || !session.available) {
+    return Promise.reject(
+      new ApiError(503, { code: "records-unavailable", detail: "this browser has no player" }, null),
+    );
+  }
+  return session.call(request);
+}
+
+// A call on a game: with its own token (an anonymous game's owner token, or a share
+// token, which reads and changes nothing), or the player's access token.
+function onGame(game, request) {
+  return game.token ? request(game.token) : asPlayer(request);
+}
+
+// A read that says more with the player's access token (its attempts, its place on a
+// board), and works without one.
+function perhapsAsPlayer(request) {
+  return session && session.available ? session.call(request) : request(null);
+}
+
 export const api = {
   variants: () => call("GET", "/v1/variants").then((data) => data.variants),
   variant: (id) => call("GET", `/v1/variants/${encodeURIComponent(id)}`),
-  create: (variant, deal) =>
-    call("POST", "/v1/games", { body: deal === "" ? { variant } : { variant, deal } }),
-  view: (game) => call("GET", `/v1/games/${game.id}`, { token: game.token }),
-  history: (game) => call("GET", `/v1/games/${game.id}/history`, { token: game.token }),
+  // the player's game when `player`, else an anonymous one (its token in the answer)
+  create: (variant, deal, player) => {
+    const body = deal === "" ? { variant } : { variant, deal };
+    return player
+      ? asPlayer((token) => call("POST", "/v1/games", { token, body }))
+      : call("POST", "/v1/games", { body });
+  },
+  view: (game) => onGame(game, (token) => call("GET", `/v1/games/${game.id}`, { token })),
+  history: (game) =>
+    onGame(game, (token) => call("GET", `/v1/games/${game.id}/history`, { token })),
   move: (game, notation, version) =>
-    call("POST", `/v1/games/${game.id}/moves`, {
-      token: game.token,
-      version,
-      body: { move: notation },
-    }),
+    onGame(game, (token) =>
+      call("POST", `/v1/games/${game.id}/moves`, { token, version, body: { move: notation } }),
+    ),
   undo: (game, version) =>
-    call("POST", `/v1/games/${game.id}/undo`, { token: game.token, version }),
+    onGame(game, (token) => call("POST", `/v1/games/${game.id}/undo`, { token, version })),
   redo: (game, version) =>
-    call("POST", `/v1/games/${game.id}/redo`, { token: game.token, version }),
-  hint: (game) => call("GET", `/v1/games/${game.id}/hint`, { token: game.token }),
+    onGame(game, (token) => call("POST", `/v1/games/${game.id}/redo`, { token, version })),
+  restart: (game, version) =>
+    onGame(game, (token) => call("POST", `/v1/games/${game.id}/restart`, { token, version })),
+  resign: (game, version) =>
+    onGame(game, (token) => call("POST", `/v1/games/${game.id}/resign`, { token, version })),
+  hint: (game) => onGame(game, (token) => call("GET", `/v1/games/${game.id}/hint`, { token })),
   autoplay: (game, version) =>
-    call("POST", `/v1/games/${game.id}/autoplay`, { token: game.token, version }),
+    onGame(game, (token) => call("POST", `/v1/games/${game.id}/autoplay`, { token, version })),
   settings: (game, settings, version) =>
-    call("PATCH", `/v1/games/${game.id}`, { token: game.token, version, body: settings }),
+    onGame(game, (token) =>
+      call("PATCH", `/v1/games/${game.id}`, { token, version, body: settings }),
+    ),
   streamTicket: (game) =>
-    call("POST", `/v1/games/${game.id}/stream-tickets`, { token: game.token }),
+    onGame(game, (token) => call("POST", `/v1/games/${game.id}/stream-tickets`, { token })),
+  // an anonymous game (its token) made the player's
+  claim: (game) =>
+    asPlayer((token) =>
+      call("POST", `/v1/games/${game.id}/claim`, { token, body: { token: game.token } }),
+    ),
+
+  // a read-only token of the game (the owner's): it opens the view, history, replay and
+  // stream, and nothing else
+  share: (game) => onGame(game, (token) => call("POST", `/v1/games/${game.id}/shares`, { token })),
+  // the table after `position` of the game's moves (0: the deal)
+  replay: (game, position) =>
+    onGame(game, (token) =>
+      call("GET", `/v1/games/${game.id}/replay?position=${Number(position)}`, { token }),
+    ),
+
+  // daily deals and the boards
+  daily: () => perhapsAsPlayer((token) => call("GET", "/v1/daily", { token })),
+  startDaily: (variant) =>
+    asPlayer((token) =>
+      call("POST", `/v1/daily/${encodeURIComponent(variant)}/games`, { token }),
+    ),
+  // kind: "daily", "wins" or "streaks"; query: the board's fields (period, top, around)
+  board: (kind, variant, query) =>
+    perhapsAsPlayer((token) =>
+      call(
+        "GET",
+        `/v1/leaderboards/${kind}/${encodeURIComponent(variant)}?${new URLSearchParams(query)}`,
+        { token },
+      ),
+    ),
+
+  // players and their sessions
+  newPlayer: () => call("POST", "/v1/players", { body: {} }),
+  refresh: (refreshToken) =>
+    call("POST", "/v1/sessions/refresh", { body: { refresh_token: refreshToken } }),
+  signOut: (refreshToken) =>
+    call("POST", "/v1/sessions/sign-out", { body: { refresh_token: refreshToken } }),
+  link: (code) => call("POST", "/v1/sessions/link", { body: { code } }),
+  linkCode: () => asPlayer((token) => call("POST", "/v1/players/me/link-codes", { token })),
+  statistics: () => asPlayer((token) => call("GET", "/v1/players/me/stats", { token })),
+  // a page of the player's games: the first, or the one a `next` address names
+  games: (next) =>
+    asPlayer((token) => call("GET", next || "/v1/players/me/games?limit=10", { token })),
 };
 
-// A game's address: the id and the owner token after the '#', which a browser never
-// sends to a server (not in requests, not in Referer).
+// A game's address: its id after the '#' (a part a browser never sends to a server,
+// not in requests, not in Referer) and, for an anonymous game, its owner token; for a
+// spectator, the game's share token instead (`share`: it only reads).
 export function gameFromAddress(hash) {
   const fields = new URLSearchParams(hash.replace(/^#/, ""));
   const id = fields.get("game");
-  const token = fields.get("token");
-  return id && token ? { id, token } : null;
+  if (!id) return null;
+  const share = fields.get("share");
+  if (share) return { id, token: share, shared: true };
+  return { id, token: fields.get("token") || null };
 }
 
 export function addressOf(game) {
-  return `#game=${encodeURIComponent(game.id)}&token=${encodeURIComponent(game.token)}`;
+  const id = `#game=${encodeURIComponent(game.id)}`;
+  if (game.shared) return `${id}&share=${encodeURIComponent(game.token)}`;
+  return game.token ? `${id}&token=${encodeURIComponent(game.token)}` : id;
 }

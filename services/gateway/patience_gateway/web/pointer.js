@@ -1,7 +1,8 @@
 // Mouse, pen and touch on the table, through pointer events: a press on a card picks
 // it up (a press on a pile with cards picked up puts them there), and a press that
 // moves drags the cards picked up and drops them on the pile it is let go over.
-// A double press sends a card to a foundation.
+// A double press sends a card to a foundation. A click that no pointer made (a screen
+// reader's "activate" on a pile) acts as Enter does on the focused pile.
 
 const DRAG_THRESHOLD_PX = 6;
 
@@ -15,6 +16,13 @@ export class Pointer {
     root.addEventListener("pointerup", (event) => this.up(event));
     root.addEventListener("pointercancel", () => this.reset());
     root.addEventListener("dblclick", (event) => this.double(event));
+    root.addEventListener("click", (event) => this.activate(event));
+  }
+
+  activate(event) {
+    if (event.detail !== 0) return; // a pointer's press, already handled down and up
+    const place = Pointer.place(event);
+    if (place) this.actions.press(place.pile);
   }
 
   static place(event) {

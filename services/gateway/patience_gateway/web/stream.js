@@ -1,12 +1,24 @@
 // A game's event stream (Server-Sent Events through the browser's EventSource). An
-// EventSource cannot send the owner token, so each connection first asks for a
-// one-use stream ticket with the token, then opens the stream with that ticket. When
+// EventSource cannot send the owner token (or the player's access token), so each
+// connection first asks for a one-use stream ticket with it, then opens the stream with
+// that ticket. When
 // the connection drops, it is opened again with a new ticket and the last version seen,
 // so the server sends the changes missed meanwhile (or the whole view).
 
 import { ApiError, api } from "./api.js";
 
-const CHANGES = ["view", "move", "undo", "redo", "autoplay", "settings"];
+const CHANGES = [
+  "view",
+  "move",
+  "undo",
+  "redo",
+  "autoplay",
+  "settings",
+  "restart",
+  "resign",
+  "abandon",
+  "claim",
+];
 const ENDINGS = ["deleted", "expired"];
 const MAX_WAIT_MS = 15000;
 
@@ -30,7 +42,7 @@ export class GameStream {
     } catch (error) {
       if (error instanceof ApiError && (error.code === "unknown-game" || error.code === "bad-token")) {
         this.close();
-        this.handlers.gone("deleted");
+        this.handlers.gone(error.code === "bad-token" ? "refused" : "deleted");
         return;
       }
       this.retry();

@@ -1,0 +1,192 @@
+"""Servers the bench starts for itself, each a child process on a free loopback port,
+stopped (with everything it spawned) when the bench is done with it."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Self
+
+from patience_launcher.lifecycle import StartsAndStops
+from patience_launcher.redis_server import free_port
+
+from bench.harness.paths import REPO_ROOT
+
+LOOPBACK = "127.0.0.1"
+
+
+def stop_servers_on_sigterm() -> None:
+    """SIGTERM (`kill`, a job's timeout) ends this process as Ctrl-C does, through its
+    `with` blocks, so the servers it started are stopped instead of left running (they
+    run in process groups of their own, which a signal to this process does not reach)."""
+    signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
+
+
+class ChildProcess(StartsAndStops):
+    """A command run in its own process group, with its output kept in a temporary
+    file so that a failure to start can say why."""
+
+    def __init__(self, name: str, args: list[str], env: Mapping[str, str]) -> None:
+        self.name = name
+        self.args = args
+        self.env = {**os.environ, **env}
+        self.process: subprocess.Popen[bytes] | None = None
+        # kept open for the child's whole life, closed in stop()
+        self._log = tempfile.NamedTemporaryFile(prefix=f"bench-{name}-", suffix=".log")  # noqa: SIM115
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None, f"{self.name} is not running"
+        return self.process.pid
+
+    def start(self) -> Self:
+        self.process = subprocess.Popen(
+            self.args,
+            env=self.env,
+            cwd=REPO_ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group, so its workers stop with it
+        )
+        return self
+
+    def output(self) -> str:
+        self._log.flush()
+        return Path(self._log.name).read_text(errors="replace")[-4000:]
+
+    def check_alive(self) -> None:
+        if self.process is not None and self.process.poll() is not None:
+            raise RuntimeError(
+                f"{self.name} exited with code {self.process.returncode}:\n{self.output()}"
+            )
+
+    def wait_for_port(self, host: str, port: int, timeout: float = 30.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.check_alive()
+            try:
+                with socket.create_connection((host, port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{self.name} did not listen on {host}:{port}:\n{self.output()}")
+
+    def stop(self, timeout: float = 15.0) -> None:
+        """SIGTERM (graceful), then SIGKILL to the group if it lingers."""
+        if self.process is None:
+            return
+        process, self.process = self.process, None
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(timeout=timeout)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)  # workers left behind, if any
+        if process.poll() is None:
+            process.wait()
+        self._log.close()
+
+
+def python_module(module: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", module, *args]
+
+
+class ServerProcess(ChildProcess):
+    """A server child on a loopback port; started once the port accepts connections."""
+
+    def __init__(self, name: str, args: list[str], env: Mapping[str, str], port: int) -> None:
+        self.port = port
+        super().__init__(name, args, env)
+
+    def start(self) -> Self:
+        super().start()
+        self.wait_for_port(LOOPBACK, self.port)
+        return self
+
+
+class EngineProcess(ServerProcess):
+    """The engine through its real entry point (`python -m patience_engine`), with
+    `workers` worker processes, sealing states when given a key; `settings` adds
+    environment settings (ENGINE_SOLVER_PROCESSES, ...)."""
+
+    def __init__(
+        self,
+        *,
+        workers: int,
+        seal_key: str = "",
+        port: int | None = None,
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
+        port = port or free_port()
+        self.workers = workers
+        env = {
+            "ENGINE_LISTEN": f"{LOOPBACK}:{port}",
+            "ENGINE_WORKERS": str(workers),
+            "ENGINE_SEAL_KEY": seal_key,
+            "LOG_LEVEL": "warning",
+            **(settings or {}),
+        }
+        super().__init__(f"engine-w{workers}", python_module("patience_engine"), env, port)
+
+    @property
+    def target(self) -> str:
+        return f"{LOOPBACK}:{self.port}"
+
+
+class HttpServerProcess(ServerProcess):
+    """An HTTP server child: the gateway, or the bare endpoint."""
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{LOOPBACK}:{self.port}"
+
+
+def _served_like_the_gateway(port: int, workers: int) -> dict[str, str]:
+    """The gateway's server settings, which the bare endpoint is served with too."""
+    return {
+        "GATEWAY_HOST": LOOPBACK,
+        "GATEWAY_PORT": str(port),
+        "GATEWAY_WORKERS": str(workers),
+        "LOG_LEVEL": "warning",
+    }
+
+
+def gateway_process(
+    *,
+    redis_url: str,
+    engine_target: str,
+    workers: int = 1,
+    env: Mapping[str, str] | None = None,
+) -> HttpServerProcess:
+    """The gateway through its real entry point (`python -m patience_gateway`), with
+    `workers` worker processes (one by default: the per-request figures are those of
+    one process) and no pools of winnable deals; `env` adds settings (REDIS_CLUSTER,
+    REDIS_WAIT_REPLICAS, ...)."""
+    port = free_port()
+    env = {
+        **_served_like_the_gateway(port, workers),
+        "REDIS_URL": redis_url,
+        "ENGINE_ADDR": engine_target,
+        # No pools of winnable deals: filling them (minutes of Solve calls after a start
+        # on an empty Redis) would take the engine's CPU from the moves being measured.
+        "WINNABLE_POOL_SIZE": "0",
+        **(env or {}),
+    }
+    return HttpServerProcess("gateway", python_module("patience_gateway"), env, port)
+
+
+def bare_process(*, redis_url: str) -> HttpServerProcess:
+    """The bare FastAPI endpoint (bench/harness/bare_app.py), served like the gateway."""
+    port = free_port()
+    env = {**_served_like_the_gateway(port, workers=1), "REDIS_URL": redis_url}
+    return HttpServerProcess("bare", python_module("bench.harness.bare_app"), env, port)

@@ -1,0 +1,201 @@
+"""Closed-loop load driving and the figures taken from it (rate, percentiles, CPU).
+
+A closed loop keeps N calls in flight: each of N workers starts its next call as soon
+as its last one returned, so N is the concurrency and the rate is what the server
+sustains at that concurrency (no coordinated-omission correction is needed because
+nothing is scheduled at a fixed rate).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from bench.harness.meters import CpuMeter
+
+
+def percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile of already sorted values (0 < fraction <= 1)."""
+    if not sorted_values:
+        return math.nan
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def median(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2
+
+
+@dataclass
+class Measurement:
+    """What one closed-loop run gave."""
+
+    concurrency: int
+    calls: int
+    errors: int
+    seconds: float
+    latencies: list[float] = field(repr=False)
+    server_cpu_seconds: float | None = None
+    client_cpu_seconds: float = 0.0
+    # server CPU seconds split by process name (CpuMeter's names)
+    server_cpu_by_name: dict[str, float] = field(default_factory=dict)
+    first_error: str = ""
+
+    @property
+    def rate(self) -> float:
+        """Successful calls per second."""
+        return self.calls / self.seconds if self.seconds > 0 else 0.0
+
+    def latency_ms(self, fraction: float) -> float:
+        return percentile(sorted(self.latencies), fraction) * 1000.0
+
+    @property
+    def p50_ms(self) -> float:
+        return self.latency_ms(0.50)
+
+    @property
+    def p95_ms(self) -> float:
+        return self.latency_ms(0.95)
+
+    @property
+    def p99_ms(self) -> float:
+        return self.latency_ms(0.99)
+
+    @property
+    def server_cpu_us_per_call(self) -> float | None:
+        if self.server_cpu_seconds is None or not self.calls:
+            return None
+        return self.server_cpu_seconds / self.calls * 1e6
+
+    def server_cpu_us_per_call_of(self, name: str) -> float | None:
+        if name not in self.server_cpu_by_name or not self.calls:
+            return None
+        return self.server_cpu_by_name[name] / self.calls * 1e6
+
+    @property
+    def client_cpu_us_per_call(self) -> float | None:
+        return self.client_cpu_seconds / self.calls * 1e6 if self.calls else None
+
+    def merged(self, other: Measurement) -> Measurement:
+        """Two runs of the same thing as one (used when rounds alternate)."""
+        server = None
+        if self.server_cpu_seconds is not None and other.server_cpu_seconds is not None:
+            server = self.server_cpu_seconds + other.server_cpu_seconds
+        return Measurement(
+            concurrency=self.concurrency,
+            calls=self.calls + other.calls,
+            errors=self.errors + other.errors,
+            seconds=self.seconds + other.seconds,
+            latencies=self.latencies + other.latencies,
+            server_cpu_seconds=server,
+            client_cpu_seconds=self.client_cpu_seconds + other.client_cpu_seconds,
+            server_cpu_by_name={
+                name: seconds + other.server_cpu_by_name.get(name, 0.0)
+                for name, seconds in self.server_cpu_by_name.items()
+            },
+            first_error=self.first_error or other.first_error,
+        )
+
+
+Call = Callable[[int], Awaitable[object]]
+
+# how long calls in flight at the end of a window may take before they are abandoned
+DRAIN_SECONDS = 30.0
+
+
+async def closed_loop(
+    call: Call,
+    *,
+    concurrency: int,
+    duration: float,
+    warmup: float = 0.0,
+    cpu: CpuMeter | None = None,
+) -> Measurement:
+    """Run `call(worker_index)` from `concurrency` workers for `warmup` then `duration`
+    seconds; only calls started inside the measured window count, and an exception
+    counts as an error. Calls still running DRAIN_SECONDS after the window are
+    cancelled and counted as errors, so a stalled server cannot hang the bench."""
+    measuring = False
+    stopping = False
+    latencies: list[float] = []
+    errors = 0
+    first_error = ""
+
+    async def worker(index: int) -> None:
+        nonlocal errors, first_error
+        while not stopping:
+            counted = measuring
+            began = time.perf_counter()
+            try:
+                await call(index)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # every failure is a figure, not a crash
+                if counted:
+                    errors += 1
+                    first_error = first_error or f"{type(exc).__name__}: {exc}"[:300]
+                continue
+            if counted:
+                latencies.append(time.perf_counter() - began)
+
+    tasks = [asyncio.create_task(worker(i)) for i in range(concurrency)]
+    try:
+        if warmup > 0:
+            await asyncio.sleep(warmup)
+        cpu_before = cpu.by_name() if cpu else {}
+        client_before = time.process_time()
+        window_start = time.perf_counter()
+        measuring = True
+        await asyncio.wait(tasks, timeout=duration)  # or until every worker has ended
+        stopping = True
+        measuring = False
+        _, stalled = await asyncio.wait(tasks, timeout=DRAIN_SECONDS)
+        if stalled:
+            errors += len(stalled)
+            first_error = (
+                first_error
+                or f"{len(stalled)} call(s) still running {DRAIN_SECONDS:g} s after the window"
+            )
+        elapsed = time.perf_counter() - window_start
+        client_cpu = time.process_time() - client_before
+        cpu_after = cpu.by_name() if cpu else {}
+        by_name = {name: cpu_after[name] - cpu_before[name] for name in cpu_before}
+        server_cpu = sum(by_name.values()) if cpu else None
+    finally:
+        stopping = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return Measurement(
+        concurrency=concurrency,
+        calls=len(latencies),
+        errors=errors,
+        seconds=elapsed,
+        latencies=latencies,
+        server_cpu_seconds=server_cpu,
+        client_cpu_seconds=client_cpu,
+        server_cpu_by_name=by_name,
+        first_error=first_error,
+    )
+
+
+async def alternate(
+    runs: dict[str, Callable[[], Awaitable[Measurement]]], rounds: int
+) -> dict[str, Measurement]:
+    """Run each named measurement `rounds` times, interleaved (A B A B ...), and merge
+    each one's rounds, so that a slow spell on a shared machine hits every contender."""
+    merged: dict[str, Measurement] = {}
+    for _ in range(rounds):
+        for name, run in runs.items():
+            result = await run()
+            merged[name] = merged[name].merged(result) if name in merged else result
+    return merged

@@ -1,0 +1,354 @@
+"""`python -m bench` part "engine": the engine over real gRPC, ApplyMove against a
+near-empty RPC on the same server; and first, in-process, what sealing a state costs.
+
+The engine runs through its real entry point in child processes: one engine with
+ENGINE_WORKERS=1, then 2, and two single-process replicas side by side; each unsealed
+and sealed (with a random ENGINE_SEAL_KEY, as `patience serve` and docker-compose run
+it). The near-empty RPC is the standard gRPC health `Check` that the engine serves on
+the same port: a unary call whose handler does one dict look-up, so its rate is what
+the gRPC stack and Python's event loop allow before any rules work.
+
+ApplyMove (the main figure) is forward play, as a client of the engine plays: each
+concurrent caller plays random legal moves (picked from the legal moves of the reply
+it got last, with a seeded generator) from fresh deals of every variant in turn, and
+starts a new game (NewGame, inside the call that needs it, so its cost counts against
+ApplyMove) when one is won, stuck or MAX_MOVES_PER_GAME long. Every request carries
+the state of the previous reply, so every position is new. A caller's successive calls
+rotate over the connections: with several engine processes a game's next move may
+land on any of them, as behind a round-robin balancer; with the two replicas, every
+move goes to the replica that did not write its state, so no state is one the
+receiving process has seen (the case of a gateway in front of several engines).
+The players are in bench/clients/engine_players.py.
+
+The second ApplyMove row (`cycle`) is the older workload, kept for comparison: one
+House on the Hill deal where a card goes back and forth between two fans
+(bench/clients/endless_games.py), so a game never ends and the positions repeat.
+
+Sealing: every engine call that takes a state opens one, and every call that returns a
+state seals one. Timed in-process on real states (those of forward play through every
+variant, serialized as the engine writes them): the AEAD envelope
+(patience_engine.sealing) against the HMAC-SHA256 seal it replaced, computed the way the
+engine did (an HMAC object keyed once and copied per state; `hmac.compare_digest` to
+check), and against no key. "Open (another's)" is an envelope this process did not seal,
+as when another engine process or replica wrote it; "open (own)" one it did, which the
+engine finds in its table of envelopes it sealed. The end-to-end effect is in the gRPC
+table: its `sealed` rows run with a key, its `unsealed` rows without.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import random
+import secrets
+import statistics
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+import patience
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from patience_engine.codec import Position, encode_state
+from patience_engine.sealing import Sealer
+from solitaire.v1 import engine_pb2_grpc, game_pb2
+
+from bench.clients.endless_games import find_endless_game
+from bench.clients.engine_players import (
+    CALL_TIMEOUT,
+    MAX_MOVES_PER_GAME,
+    CyclePlayers,
+    ForwardPlayers,
+    open_channels,
+    wait_serving,
+)
+from bench.harness.meters import CpuMeter
+from bench.harness.report import Report, Section, Table, fmt, pct
+from bench.harness.servers import EngineProcess
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
+from bench.harness.stats import Measurement, alternate, closed_loop
+
+GOAL_RATIO = 0.80
+# two engines of one process each, every move sent to the one that did not write its state
+REPLICAS = 2
+# sealing: forward play from a fixed seed, this many states of each variant, and the
+# median of this many timed runs
+SEAL_SEED = 20_261_123
+SEAL_STATES_PER_VARIANT = 40
+SEAL_REPEATS = 5
+
+
+@dataclass
+class EngineRun:
+    """What one engine set-up gave: the measurements, and how often a game restarted."""
+
+    results: dict[str, Measurement]
+    new_games_per_apply: float
+
+
+async def measure_engine(
+    engines: Sequence[EngineProcess], settings: Settings, *, with_cycle: bool
+) -> EngineRun:
+    workers = sum(engine.workers for engine in engines)
+    # With several replicas the channel count is a multiple of theirs, so that rotating
+    # over the channels alternates between the replicas.
+    count = max(4, 2 * workers)
+    count += -count % len(engines)
+    channels = open_channels([engine.target for engine in engines], count)
+    try:
+        await wait_serving(channels)
+        engine_stubs = [engine_pb2_grpc.EngineServiceStub(c) for c in channels]
+        health_stubs = [health_pb2_grpc.HealthStub(c) for c in channels]
+        forward = ForwardPlayers(engine_stubs)
+        await forward.prepare(settings.engine_concurrency)
+        await forward.apply(0)  # fails loudly now rather than as N errors later
+        empty = health_pb2.HealthCheckRequest()
+        cpu = CpuMeter({f"engine{i}": engine.pid for i, engine in enumerate(engines)})
+
+        async def empty_call(worker: int) -> object:
+            stub = health_stubs[worker % len(health_stubs)]
+            return await stub.Check(empty, timeout=CALL_TIMEOUT)
+
+        def run(call: Callable[[int], Awaitable[object]]) -> Callable[[], Awaitable[Measurement]]:
+            return lambda: closed_loop(
+                call,
+                concurrency=settings.engine_concurrency,
+                duration=settings.seconds / settings.rounds,
+                warmup=settings.warmup,
+                cpu=cpu,
+            )
+
+        runs = {"empty": run(empty_call), "apply": run(forward.apply)}
+        if with_cycle:
+            cycle = CyclePlayers(engine_stubs, find_endless_game(settings.engine_variant))
+            await cycle.prepare(settings.engine_concurrency)
+            await cycle.apply(0)
+            runs["cycle"] = run(cycle.apply)
+        results = await alternate(runs, settings.rounds)
+        return EngineRun(results, forward.new_games / max(forward.applied, 1))
+    finally:
+        await asyncio.gather(*(c.close() for c in channels))
+
+
+@contextlib.contextmanager
+def _engines(replicas: int, workers: int, seal_key: str) -> Iterator[list[EngineProcess]]:
+    with contextlib.ExitStack() as stack:
+        yield [
+            stack.enter_context(EngineProcess(workers=workers, seal_key=seal_key))
+            for _ in range(replicas)
+        ]
+
+
+def run(report: Report, settings: Settings, stack: Stack | None) -> None:
+    measure_sealing(report, settings)
+    measure_over_grpc(report, settings)
+
+
+def measure_over_grpc(report: Report, settings: Settings) -> None:
+    section = report.section("Engine over gRPC: ApplyMove vs near-empty RPC")
+    section.note(
+        f"Real engine (`python -m patience_engine`) in child processes on loopback;"
+        f" {settings.engine_concurrency} concurrent async clients (grpc.aio, one TCP"
+        f" connection per channel, several channels), closed loop,"
+        f" {settings.seconds:g} s per figure in {settings.rounds} interleaved round(s)."
+        f" Empty RPC = gRPC health `Check` on the same server in the same run."
+        f" ApplyMove (forward play) = each client plays random legal moves (seeded) from"
+        f" fresh deals of all {len(patience.VARIANTS)} variants in turn, each request"
+        f" carrying the state the previous reply returned, a new game (NewGame, counted"
+        f" in the ApplyMove call that needs it) once one is over or"
+        f" {MAX_MOVES_PER_GAME} moves long; a client's calls rotate over the connections."
+        f" `{REPLICAS} replicas` = {REPLICAS} engines of 1 process each, every move sent"
+        f" to the one that did not write its state (no state is one the receiver has"
+        f" seen). ApplyMove (cycle) = the older workload: one `{settings.engine_variant}`"
+        f" game per client, moving a card back and forth. Sealed = with ENGINE_SEAL_KEY"
+        f" (as `patience serve` and docker-compose run). Server CPU = CPU time of the"
+        f" engine processes per call. Goal: ApplyMove >= {GOAL_RATIO:.0%} of the"
+        f" empty-RPC rate."
+    )
+    table = section.table(
+        "engine procs", "states", "RPC", "calls/s", "p50 ms", "p95 ms", "p99 ms",
+        "server CPU µs/call", "client CPU µs/call", "errors", "Apply / empty (rate)",
+        "Apply / empty (server CPU)",
+    )  # fmt: skip
+    setups = [(f"w{workers}", 1, workers, str(workers)) for workers in settings.engine_workers]
+    setups.append((f"replicas{REPLICAS}", REPLICAS, 1, f"{REPLICAS} replicas x 1"))
+    restarts: list[str] = []
+    for name, replicas, workers, label in setups:
+        for sealed in settings.engine_seal:
+            seal_key = secrets.token_hex(32) if sealed else ""
+            with _engines(replicas, workers, seal_key) as engines:
+                run = asyncio.run(measure_engine(engines, settings, with_cycle=replicas == 1))
+            kind = "sealed" if sealed else "unsealed"
+            write_pair(report, section, table, f"engine.{name}.{kind}", run.results,
+                       [label, kind])  # fmt: skip
+            report.figure(f"engine.{name}.{kind}.new_games_per_apply", run.new_games_per_apply)
+            restarts.append(f"{label} {kind}: {run.new_games_per_apply * 100:.1f}")
+    section.note(
+        "Apply / empty (rate) is the goal's figure. Both server and load generator share"
+        " the machine's cores, so when the client's CPU per call is near the server's the"
+        " rates are bounded by the client; Apply / empty (server CPU) = the empty RPC's"
+        " server CPU per call over ApplyMove's, the ratio the rates would reach if the"
+        " engine alone were the bottleneck. NewGame calls per 100 forward-play ApplyMove"
+        " calls: " + "; ".join(restarts) + "."
+    )
+
+
+def _ratio(top: float | None, bottom: float | None) -> float | None:
+    return top / bottom if top is not None and bottom else None
+
+
+ROWS = (
+    ("empty", "health Check"),
+    ("apply", "ApplyMove (forward play)"),
+    ("cycle", "ApplyMove (cycle, 2nd row)"),
+)
+
+
+def write_pair(
+    report: Report,
+    section: Section,
+    table: Table,
+    prefix: str,
+    results: dict[str, Measurement],
+    first_cells: list[str],
+) -> None:
+    empty = results["empty"]
+    for name, label in ROWS:
+        if name not in results:
+            continue
+        m = results[name]
+        is_apply = name != "empty"
+        by_rate = _ratio(m.rate, empty.rate)
+        by_cpu = _ratio(empty.server_cpu_us_per_call, m.server_cpu_us_per_call)
+        goal = ""
+        if is_apply and by_rate is not None:
+            goal = " (goal met)" if by_rate >= GOAL_RATIO else " (goal not met)"
+        table.add(
+            *first_cells, label, fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.p95_ms, 2),
+            fmt(m.p99_ms, 2), fmt(m.server_cpu_us_per_call, 0),
+            fmt(m.client_cpu_us_per_call, 0), m.errors,
+            pct(by_rate) + goal if is_apply else "", pct(by_cpu) if is_apply else "",
+        )  # fmt: skip
+        report.figure(f"{prefix}.{name}.rate", m.rate)
+        report.figure(f"{prefix}.{name}.p50_ms", m.p50_ms)
+        report.figure(f"{prefix}.{name}.p95_ms", m.p95_ms)
+        report.figure(f"{prefix}.{name}.p99_ms", m.p99_ms)
+        report.figure(f"{prefix}.{name}.server_cpu_us", m.server_cpu_us_per_call)
+        if is_apply:
+            suffix = "" if name == "apply" else f"_{name}"
+            report.figure(f"{prefix}.ratio{suffix}", by_rate)
+            report.figure(f"{prefix}.cpu_ratio{suffix}", by_cpu)
+        if m.first_error:
+            section.note(f"First error ({' '.join(first_cells)}, {label}): {m.first_error}")
+
+
+# --- sealing a state, in-process ----------------------------------------------------
+
+
+def sample_sealed_states() -> list[bytes]:
+    """Serialized states of forward play in every variant, as the engine writes them."""
+    chooser = random.Random(SEAL_SEED)
+    states: list[bytes] = []
+    for variant in patience.VARIANTS.values():
+        state = variant.new_game(chooser.randrange(10**12))
+        for _ in range(SEAL_STATES_PER_VARIANT):
+            states.append(encode_state(Position(state, deal_secret=True)))
+            legal = state.legal_moves()
+            if not legal:
+                state = variant.new_game(chooser.randrange(10**12))
+                continue
+            state = state.apply(chooser.choice(legal))
+    return states
+
+
+def _one_pass_us(action: Callable[[bytes], object], items: Sequence[bytes], passes: int) -> float:
+    start = time.perf_counter()
+    for _ in range(passes):
+        for item in items:
+            action(item)
+    return (time.perf_counter() - start) / (passes * len(items)) * 1e6
+
+
+def per_call_us(
+    rows: Sequence[tuple[Callable[[bytes], object], Sequence[bytes]]], seconds: float
+) -> list[float]:
+    """µs per call of each row: the median of SEAL_REPEATS runs, the rows taking turns in
+    every run so that a busy spell of the machine falls on all of them alike."""
+    passes = []
+    for action, items in rows:
+        once = max(_one_pass_us(action, items, 1) * len(items) / 1e6, 1e-9)
+        passes.append(max(1, int(seconds / SEAL_REPEATS / once)))
+    runs: list[list[float]] = [[] for _ in rows]
+    for _ in range(SEAL_REPEATS):
+        for index, (action, items) in enumerate(rows):
+            runs[index].append(_one_pass_us(action, items, passes[index]))
+    return [statistics.median(row_runs) for row_runs in runs]
+
+
+def _hmac_scheme(key: bytes) -> tuple[Callable[[bytes], bytes], Callable[[bytes], bool]]:
+    keyed = hmac.new(key, digestmod=hashlib.sha256)
+
+    def mac(data: bytes) -> bytes:
+        copy = keyed.copy()
+        copy.update(data)
+        return copy.digest()
+
+    macs: dict[bytes, bytes] = {}
+
+    def check(data: bytes) -> bool:
+        return hmac.compare_digest(macs[data], mac(data))
+
+    def seal(data: bytes) -> bytes:
+        macs[data] = mac(data)
+        return macs[data]
+
+    return seal, check
+
+
+def measure_sealing(report: Report, settings: Settings) -> None:
+    section = report.section("Sealing a state: AEAD against the HMAC it replaced, and no key")
+    states = sample_sealed_states()
+    sizes = sorted(len(data) for data in states)
+    seconds = max(settings.seconds / 2, 0.5)
+    key = secrets.token_hex(32).encode()
+    plain, aead = Sealer(None), Sealer(key)
+    other = Sealer(key)  # the same key in "another process": no envelope of its own
+    envelopes = [other.wrap(data) for data in states]
+    by_envelope = {envelope: game_pb2.SealedState(state=envelope) for envelope in envelopes}
+    # Its own sealer, so that the seal row's envelopes do not push these out of its table.
+    mine = Sealer(key)
+    own = [mine.wrap(data) for data in states]
+    own_sealed = {envelope: game_pb2.SealedState(state=envelope) for envelope in own}
+    plain_sealed = {data: game_pb2.SealedState(state=data) for data in states}
+    hmac_seal, hmac_check = _hmac_scheme(key)
+    for data in states:
+        hmac_seal(data)
+    rows = [
+        ("none.seal", "no key", "seal", lambda d: plain.wrap(d), states),
+        ("none.open", "no key", "open", lambda d: plain.unseal(plain_sealed[d]), states),
+        ("hmac.seal", "HMAC-SHA256 (replaced)", "seal", hmac_seal, states),
+        ("hmac.open", "HMAC-SHA256 (replaced)", "open", hmac_check, states),
+        ("aead.seal", "AES-256-GCM-SIV", "seal", lambda d: aead.wrap(d), states),
+        ("aead.open", "AES-256-GCM-SIV", "open (another's)",
+         lambda e: aead.unseal(by_envelope[e]), envelopes),
+        ("aead.open_own", "AES-256-GCM-SIV", "open (own)",
+         lambda e: mine.unseal(own_sealed[e]), own),
+    ]  # fmt: skip
+    section.note(
+        f"In-process, {len(states)} real states ({sizes[0]}..{sizes[-1]} bytes, median"
+        f" {sizes[len(sizes) // 2]}) from seeded forward play in all {len(patience.VARIANTS)}"
+        f" variants; median of {SEAL_REPEATS} runs of about {seconds / SEAL_REPEATS:.2f} s"
+        " each, the rows taking turns within every run."
+        " A move is one open and one seal. The AEAD envelope adds 37 bytes to a state"
+        " (version, key id, nonce, tag), the HMAC added 34 (the seal field)."
+    )
+    table = section.table("scheme", "step", "µs/call", "vs no key (µs)")
+    baseline: dict[str, float] = {}
+    costs = per_call_us([(action, items) for _, _, _, action, items in rows], seconds)
+    for (figure, scheme, step, _, _), cost in zip(rows, costs, strict=True):
+        kind = "seal" if step == "seal" else "open"
+        baseline.setdefault(kind, cost)  # the no-key rows come first
+        table.add(scheme, step, fmt(cost, 2), fmt(cost - baseline[kind], 2))
+        report.figure(f"sealing.{figure}.us", cost)

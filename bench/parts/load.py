@@ -1,0 +1,121 @@
+"""`python -m bench` part "load": the Locust load test, headless and bounded, through
+the stack it shares with the gateway and growth parts.
+
+Alone: `python -m bench.parts.load --users 20 --spawn-rate 5 --run-time 60s [--host URL]`.
+Without --host it starts its own stack on loopback (Redis, engine, gateway) and stops
+it afterwards; with --host it loads that URL, which must be the user's own. Locust runs
+in child processes (bench/clients/locust_runner.py) and its summary is turned into a
+Markdown table: bench/results/load.md alone, a section of bench/results/latest.md
+from `python -m bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bench.clients.locust_runner import LoadResult, parse_run_time, run_locust
+from bench.harness.paths import RESULTS
+from bench.harness.report import Report, Section, fmt
+from bench.harness.servers import stop_servers_on_sigterm
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
+
+
+def run(report: Report, settings: Settings, stack: Stack | None) -> None:
+    assert stack is not None and stack.gateway is not None, "load needs the shared stack"
+    result = run_locust(
+        stack.gateway.base_url,
+        settings.load_users,
+        settings.load_spawn_rate,
+        settings.load_run_time,
+        settings.load_processes,
+    )
+    write_load(report, report.section("Load test (Locust)"), result)
+
+
+def run_load(
+    *,
+    users: int,
+    spawn_rate: float,
+    run_time: str,
+    host: str | None,
+    engine_workers: int = 1,
+    processes: int = 1,
+) -> LoadResult:
+    if host:
+        return run_locust(host, users, spawn_rate, run_time, processes)
+    with Stack(engine_workers=engine_workers) as stack:
+        assert stack.gateway is not None
+        return run_locust(stack.gateway.base_url, users, spawn_rate, run_time, processes)
+
+
+def _generator(processes: int) -> str:
+    if processes == 1:
+        return "one process"
+    return f"a master and {processes} worker processes"
+
+
+def write_load(report: Report, section: Section, result: LoadResult) -> None:
+    section.note(
+        f"Locust (FastHttpUser, geventhttpclient), headless, {_generator(result.processes)}:"
+        f" {result.users} users spawned at"
+        f" {result.spawn_rate:g}/s for {result.run_time} against {result.host}. Mix per"
+        " player: create 1, view 3, legal moves 3, move 6 (a listed legal move, If-Match),"
+        " undo 1; a 0-50 ms pause between tasks. Latencies in ms."
+    )
+    table = section.table("request", "count", "failures", "req/s", "p50", "p95", "p99", "max")
+    for row in result.rows:
+        table.add(
+            row.name, row.requests, row.failures, fmt(row.rate), fmt(row.p50, 0),
+            fmt(row.p95, 0), fmt(row.p99, 0), fmt(row.max, 0),
+        )  # fmt: skip
+    total = result.total
+    report.figure("load.requests", total.requests)
+    report.figure("load.failures", total.failures)
+    report.figure("load.rate", total.rate)
+    report.figure("load.p50_ms", total.p50)
+    report.figure("load.p95_ms", total.p95)
+    report.figure("load.p99_ms", total.p99)
+    report.figure("load.exceptions", sum(count for count, _ in result.exceptions))
+    if result.failures:
+        failures = section.table("failed request", "error", "occurrences")
+        for name, error, count in result.failures[:10]:
+            failures.add(name, error[:120], count)
+    if result.exceptions:
+        exceptions = section.table("exception in the locustfile", "count")
+        for count, message in result.exceptions[:10]:
+            exceptions.add(message[:160], count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    stop_servers_on_sigterm()
+    parser = argparse.ArgumentParser(prog="python -m bench.parts.load", description=__doc__)
+    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--spawn-rate", type=float, default=5.0)
+    parser.add_argument("--run-time", default="60s", help="e.g. 60s, 2m (default 60s)")
+    parser.add_argument(
+        "--host", help="gateway base URL to load (your own); default: start a stack on loopback"
+    )
+    parser.add_argument("--engine-workers", type=int, default=1)
+    parser.add_argument(
+        "--processes", type=int, default=1, help="Locust worker processes under a master"
+    )
+    parser.add_argument("--output-dir", type=Path, default=RESULTS)
+    args = parser.parse_args(argv)
+    parse_run_time(args.run_time)  # a bad value fails before anything starts
+    result = run_load(
+        users=args.users, spawn_rate=args.spawn_rate, run_time=args.run_time,
+        host=args.host, engine_workers=args.engine_workers, processes=args.processes,
+    )  # fmt: skip
+    report = Report(title="patience-engine: load test")
+    write_load(report, report.section("Load test (Locust)"), result)
+    md_path, _ = report.write(args.output_dir, stem="load")
+    print(report.markdown())
+    print(f"written: {md_path}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

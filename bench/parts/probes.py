@@ -1,0 +1,247 @@
+"""`python -m bench` part "probes": the gateway's HTTP limits as a hostile or broken
+client meets them (bench/clients/http_probes.py), against the real gateway (Granian, its
+worker processes) in front of a real Redis and engine, with the header and body
+timeouts it is given (the defaults in a full run, short ones with --quick).
+
+Each probe says what the server did and how long it took, and the memory of the
+gateway's processes before and at the peak of the probe. The slow-client probe times
+ordinary requests twice in the same run: without slow connections (the baseline),
+then while the slow connections are held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from patience_launcher.redis_server import EmbeddedRedis
+
+from bench.clients import http_probes
+from bench.clients.http_probes import Outcome, SlowClientsResult
+from bench.harness.event_loop import run_fast
+from bench.harness.meters import MIB, MemoryWatch
+from bench.harness.report import Report, Section, fmt
+from bench.harness.servers import LOOPBACK, EngineProcess, gateway_process
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
+
+# The header counts probed: above the server's limit of 100, and far above.
+HEADER_COUNTS = (200, 5000)
+LONG_LINE_BYTES = 100_000
+SLOW_BYTE_EVERY_PART = 0.5  # a slow client sends a byte every half header timeout
+
+
+@dataclass
+class Probe:
+    """One probe's outcomes and the gateway's memory (MiB) before and at its peak."""
+
+    name: str
+    key: str  # of its figures: probes.<key>.status, ...
+    outcomes: list[Outcome]
+    before_mib: float
+    peak_mib: float
+
+
+@dataclass
+class ProbeRun:
+    probes: list[Probe] = field(default_factory=list)
+    idle_closed_after: float | None = None  # None: still open at the end of the wait
+    slow: list[SlowClientsResult] = field(default_factory=list)
+
+
+class GatewayProber:
+    def __init__(self, port: int, pid: int, settings: Settings) -> None:
+        self.host, self.port, self.pid = LOOPBACK, port, pid
+        self.settings = settings
+        timeout = settings.probe_timeout_seconds
+        self.wait = 3 * timeout + 10  # far past what the server should take
+
+    async def _watched(self, name: str, key: str, *calls: Coroutine[Any, Any, Outcome]) -> Probe:
+        watch = MemoryWatch(self.pid)
+        with watch.watching():
+            outcomes = await asyncio.gather(*calls)
+        return Probe(name, key, list(outcomes), watch.before_mib, watch.peak_mib)
+
+    async def run(self) -> ProbeRun:
+        run = ProbeRun()
+        s, host, port, wait = self.settings, self.host, self.port, self.wait
+        header_bytes = int(s.probe_header_mib * MIB)
+        run.probes.append(
+            await self._watched(
+                f"one {s.probe_header_mib:g} MiB header",
+                "huge_header",
+                http_probes.huge_header(host, port, header_bytes, wait),
+            )
+        )
+        concurrent_bytes = int(s.probe_concurrent_mib * MIB)
+        run.probes.append(
+            await self._watched(
+                f"{s.probe_concurrent_headers} concurrent {s.probe_concurrent_mib:g} MiB headers",
+                "concurrent_headers",
+                *(
+                    http_probes.huge_header(host, port, concurrent_bytes, wait)
+                    for _ in range(s.probe_concurrent_headers)
+                ),
+            )
+        )
+        # the three that wait for a timeout run side by side
+        idle = asyncio.ensure_future(http_probes.idle_after_request(host, port, wait))
+        short, silent = await asyncio.gather(
+            self._watched(
+                "body declaring 50 bytes, sending 1",
+                "short_body",
+                http_probes.short_body(host, port, wait),
+            ),
+            self._watched(
+                "connection that sends nothing",
+                "silent",
+                http_probes.silent_connection(host, port, wait),
+            ),
+        )
+        run.idle_closed_after = await idle
+        run.probes += [short, silent]
+        for count in HEADER_COUNTS:
+            run.probes.append(
+                await self._watched(
+                    f"{count:,} headers",
+                    f"headers_{count}",
+                    http_probes.many_headers(host, port, count, wait),
+                )
+            )
+        run.probes.append(
+            await self._watched(
+                f"{LONG_LINE_BYTES // 1000} kB request line",
+                "long_line",
+                http_probes.long_request_line(host, port, LONG_LINE_BYTES, wait),
+            )
+        )
+        for target in (0, s.probe_slow_clients):
+            run.slow.append(await self._slow(target))
+        return run
+
+    async def _slow(self, target: int) -> SlowClientsResult:
+        s = self.settings
+        return await http_probes.slow_clients(
+            self.host,
+            self.port,
+            target,
+            byte_every=s.probe_timeout_seconds * SLOW_BYTE_EVERY_PART,
+            ramp_seconds=s.probe_slow_ramp_seconds if target else 0.0,
+            measure_seconds=s.probe_slow_seconds,
+            ordinary_per_second=s.probe_ordinary_per_second,
+            server_pid=self.pid,
+        )
+
+
+def run(report: Report, settings: Settings, stack: Stack | None) -> None:
+    timeout = str(settings.probe_timeout_seconds)
+    workers = settings.probe_gateway_workers
+    with ExitStack() as running:
+        redis = running.enter_context(EmbeddedRedis())
+        engine = running.enter_context(EngineProcess(workers=1))
+        gateway = running.enter_context(
+            gateway_process(
+                redis_url=redis.url,
+                engine_target=engine.target,
+                workers=workers,
+                env={
+                    "GATEWAY_HEADER_TIMEOUT_SECONDS": timeout,
+                    "GATEWAY_BODY_TIMEOUT_SECONDS": timeout,
+                },
+            )
+        )
+        prober = GatewayProber(gateway.port, gateway.pid, settings)
+        probed = run_fast(prober.run)
+    section = report.section("HTTP limits: probes of the gateway")
+    section.note(
+        f"The real gateway (`python -m patience_gateway`, Granian, {workers} worker"
+        f" processes, header and body timeouts {timeout} s, the other limits at their"
+        f' defaults: docs/operations.md "HTTP limits") in front of a real Redis and'
+        f" engine. Each probe is raw HTTP/1.1 over asyncio sockets"
+        f" (bench/clients/http_probes.py);"
+        f" memory = resident set of the gateway's processes (main and workers), before"
+        f" the probe and its peak during it."
+    )
+    write_probes(report, section, probed, settings)
+
+
+def _what(outcomes: list[Outcome]) -> str:
+    """What the server did, the same outcomes counted together."""
+    seen: dict[str, int] = {}
+    for outcome in outcomes:
+        if outcome.status is not None:
+            key = f"`{outcome.status}`"
+        else:
+            key = "closed, no answer" if outcome.closed else "no answer"
+        seen[key] = seen.get(key, 0) + 1
+    return ", ".join(key if n == 1 else f"{key} x{n}" for key, n in seen.items())
+
+
+def write_probes(report: Report, section: Section, run: ProbeRun, settings: Settings) -> None:
+    table = section.table(
+        "probe", "what the server did", "after s", "KiB sent by then",
+        "memory MiB (before, peak)",
+    )  # fmt: skip
+    for probe in run.probes:
+        slowest = max(outcome.seconds for outcome in probe.outcomes)
+        table.add(
+            probe.name,
+            _what(probe.outcomes),
+            fmt(slowest, 2),
+            fmt(max(outcome.sent_bytes for outcome in probe.outcomes) / 1024, 0),
+            f"{fmt(probe.before_mib)}, {fmt(probe.peak_mib)}",
+        )
+        key = f"probes.{probe.key}"
+        statuses = [o.status for o in probe.outcomes if o.status is not None]
+        report.figure(f"{key}.answered", len(statuses))
+        # refused: a 4xx, or the connection closed (a refusal whose answer a reset cut off)
+        refused = sum(
+            1 for o in probe.outcomes if (o.status or 0) >= 400 or (o.status is None and o.closed)
+        )
+        report.figure(f"{key}.refused", refused)
+        report.figure(f"{key}.status", statuses[0] if len(set(statuses)) == 1 else None)
+        report.figure(f"{key}.seconds", slowest)
+        report.figure(f"{key}.memory_growth_mib", probe.peak_mib - probe.before_mib)
+    idle = run.idle_closed_after
+    table.add(
+        "kept-alive connection, idle after an answer",
+        "closed" if idle is not None else "still open",
+        fmt(idle, 2) if idle is not None else "-",
+        "-",
+        "-",
+    )
+    report.figure("probes.idle.seconds", idle)
+
+    section.note(
+        f"Slow clients: connections that send a request line, then one header byte every"
+        f" {settings.probe_timeout_seconds * SLOW_BYTE_EVERY_PART:g} s, reconnecting when"
+        f" dropped, held by a process of their own; meanwhile ordinary `GET /livez` requests"
+        f" on fresh connections, {settings.probe_ordinary_per_second:g} per second for"
+        f" {settings.probe_slow_seconds:g} s (failed: no `200` within 5 s). The first row"
+        f" is the baseline, without slow clients, in the same run."
+    )
+    slow = section.table(
+        "slow connections asked", "held (mean)", "held (min)", "dropped by the server",
+        "ordinary requests", "failed", "p50 ms", "p99 ms", "gateway CPU s",
+    )  # fmt: skip
+    for result in run.slow:
+        slow.add(
+            f"{result.target:,}", fmt(result.held_mean, 0), f"{result.held_min:,}",
+            f"{result.dropped_by_server:,}", f"{len(result.latencies) + result.failures:,}",
+            f"{result.failures:,}", fmt(result.p(0.5), 1), fmt(result.p(0.99), 1),
+            fmt(result.server_cpu_seconds, 1),
+        )  # fmt: skip
+        key = "probes.slow." + ("loaded" if result.target else "baseline")
+        report.figure(f"{key}.asked", result.target)
+        report.figure(f"{key}.held_mean", result.held_mean)
+        report.figure(f"{key}.dropped", result.dropped_by_server)
+        report.figure(f"{key}.failures", result.failures)
+        report.figure(f"{key}.p50_ms", result.p(0.5) if result.latencies else None)
+        report.figure(f"{key}.p99_ms", result.p(0.99) if result.latencies else None)
+        if result.first_failure:
+            section.note(
+                f"First failure with {result.target:,} slow clients: {result.first_failure}"
+            )

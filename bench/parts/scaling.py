@@ -1,0 +1,238 @@
+"""`python -m bench` part "scaling": moves/s through the whole stack with 1, 2, 4, ...
+gateway and engine processes, up to the cores, and where each microsecond of a move goes.
+
+At each level P the stack is started afresh: one Redis, the engine with ENGINE_WORKERS=P
+and the gateway with GATEWAY_WORKERS=P. The load generator runs in its own processes
+(`--scaling-client-processes`, by default one per four cores, one at least), each a
+closed loop of keep-alive HTTP clients (bench/clients/gateway_players.py on uvloop) playing games of
+their own, 8 x P clients in all; their windows start together. Reported per level:
+moves/s, latency, moves/s per server core busy, efficiency against one process
+(rate / (P x the rate at P = 1)), server CPU per move split by service (gateway, engine,
+Redis), how evenly the engine's processes shared the work (the busiest and the idlest
+process, in cores), and the load generator's CPU per call and cores used against the
+cores the servers left: when those are near zero, the generator was the limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+import psutil
+from patience_launcher.redis_server import EmbeddedRedis
+
+from bench.clients.endless_games import EndlessGame, find_endless_game
+from bench.clients.gateway_players import Players
+from bench.harness.event_loop import run_fast
+from bench.harness.meters import cpu_seconds_by_pid
+from bench.harness.report import Report, Section, fmt, pct
+from bench.harness.servers import EngineProcess, gateway_process
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
+from bench.harness.stats import closed_loop, percentile
+
+CLIENTS_PER_PROCESS_LEVEL = 8
+START_MARGIN = 3.0  # seconds for every client process to create its games
+
+
+@dataclass
+class ClientRun:
+    calls: int
+    errors: int
+    latencies: list[float]
+    cpu_seconds: float
+    first_error: str = ""
+
+
+@dataclass
+class Level:
+    processes: int
+    seconds: float
+    calls: int = 0
+    errors: int = 0
+    latencies: list[float] = field(default_factory=list)
+    client_cpu: float = 0.0
+    server_cpu: dict[str, float] = field(default_factory=dict)  # by service
+    engine_workers: list[float] = field(default_factory=list)  # CPU s of each engine process
+    first_error: str = ""
+
+    @property
+    def rate(self) -> float:
+        return self.calls / self.seconds if self.seconds else 0.0
+
+    def us_per_move(self, service: str) -> float:
+        return self.server_cpu.get(service, 0.0) / self.calls * 1e6 if self.calls else math.nan
+
+    @property
+    def server_cores(self) -> float:
+        return sum(self.server_cpu.values()) / self.seconds
+
+    @property
+    def client_cores(self) -> float:
+        return self.client_cpu / self.seconds
+
+
+def client_process(
+    base_url: str, plan: EndlessGame, clients: int, games: int, start_at: float,
+    warmup: float, seconds: float,
+) -> ClientRun:  # fmt: skip
+    """One load-generator process: prepares its games, waits for the common start,
+    then a closed loop of `clients` clients for warmup + seconds."""
+
+    async def main() -> ClientRun:
+        players = Players(base_url, None, plan, games)
+        try:
+            await players.prepare(clients)
+            pause = start_at - time.time()
+            if pause > 0:
+                await asyncio.sleep(pause)
+            m = await closed_loop(
+                players.gateway_move, concurrency=clients, duration=seconds, warmup=warmup
+            )
+        finally:
+            await players.close()
+        return ClientRun(m.calls, m.errors, m.latencies, m.client_cpu_seconds, m.first_error)
+
+    return run_fast(main)
+
+
+def _engine_workers(pid: int) -> set[int]:
+    """The engine's worker processes: itself alone, or its spawned children (not
+    multiprocessing's resource tracker)."""
+    try:
+        children = psutil.Process(pid).children()
+        workers = {c.pid for c in children if "spawn_main" in " ".join(c.cmdline())}
+    except psutil.NoSuchProcess:
+        return set()
+    return workers or {pid}
+
+
+def measure_level(settings: Settings, plan: EndlessGame, processes: int, loaders: int) -> Level:
+    seconds = settings.seconds
+    clients = CLIENTS_PER_PROCESS_LEVEL * processes
+    per_loader = [clients // loaders + (1 if i < clients % loaders else 0) for i in range(loaders)]
+    with ExitStack() as running:
+        redis = running.enter_context(EmbeddedRedis())
+        engine = running.enter_context(EngineProcess(workers=processes))
+        gateway = running.enter_context(
+            gateway_process(redis_url=redis.url, engine_target=engine.target, workers=processes)
+        )
+        assert redis.process is not None
+        pids = {"gateway": gateway.pid, "engine": engine.pid, "redis": redis.process.pid}
+        workers = _engine_workers(engine.pid)
+        start_at = time.time() + START_MARGIN + 0.5 * processes
+        with ProcessPoolExecutor(max_workers=loaders) as pool:
+            runs = [
+                pool.submit(
+                    client_process,
+                    gateway.base_url,
+                    plan,
+                    count,
+                    settings.games_per_client,
+                    start_at,
+                    settings.warmup,
+                    seconds,
+                )
+                for count in per_loader
+                if count
+            ]
+            time.sleep(max(0.0, start_at + settings.warmup - time.time()))
+            before = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
+            time.sleep(seconds)
+            after = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
+            results = [run.result() for run in runs]
+    level = Level(processes, seconds)
+    for result in results:
+        level.calls += result.calls
+        level.errors += result.errors
+        level.latencies.extend(result.latencies)
+        level.client_cpu += result.cpu_seconds
+        level.first_error = level.first_error or result.first_error
+    for name in pids:
+        level.server_cpu[name] = sum(
+            cpu - before[name].get(pid, 0.0) for pid, cpu in after[name].items()
+        )
+    level.engine_workers = sorted(
+        cpu - before["engine"].get(pid, 0.0)
+        for pid, cpu in after["engine"].items()
+        if pid in workers
+    )
+    return level
+
+
+def levels_for(cores: int, wanted: tuple[int, ...]) -> list[int]:
+    if wanted:
+        return list(wanted)
+    levels, p = [], 1
+    while p <= cores:
+        levels.append(p)
+        p *= 2
+    if levels[-1] != cores:
+        levels.append(cores)
+    return levels
+
+
+def run(report: Report, settings: Settings, stack: Stack | None) -> None:
+    cores = os.cpu_count() or 1
+    loaders = settings.scaling_client_processes or max(1, cores // 4)
+    plan = find_endless_game(settings.gateway_variant)
+    levels = [
+        measure_level(settings, plan, p, loaders)
+        for p in levels_for(cores, settings.scaling_levels)
+    ]
+    write_scaling(report, report.section("Scaling with processes"), levels, cores, loaders)
+
+
+def write_scaling(
+    report: Report, section: Section, levels: list[Level], cores: int, loaders: int
+) -> None:
+    section.note(
+        f"At each level P: a fresh Redis, the engine with ENGINE_WORKERS=P, the gateway with"
+        f" GATEWAY_WORKERS=P; {CLIENTS_PER_PROCESS_LEVEL} x P closed-loop HTTP clients in"
+        f" {loaders} load-generator process(es) (bench.clients.http_client, uvloop), each client"
+        f" moving a card back and forth in games of its own, {levels[0].seconds:g} s per"
+        f" level. {cores} cores."
+    )
+    base = levels[0].rate if levels and levels[0].processes == 1 else None
+    table = section.table(
+        "processes (gateway + engine)", "clients", "moves/s", "p50 ms", "p99 ms",
+        "moves/s per server core", "efficiency vs 1", "gateway µs/move", "engine µs/move",
+        "redis µs/move", "engine processes busy (cores, min..max)", "client µs/call",
+        "client cores used / left by the servers", "errors",
+    )  # fmt: skip
+    for level in levels:
+        ordered = sorted(level.latencies)
+        per_core = level.rate / level.server_cores if level.server_cores else math.nan
+        efficiency = level.rate / (level.processes * base) if base else None
+        workers = [cpu / level.seconds for cpu in level.engine_workers]
+        spread = f"{fmt(min(workers), 2)}..{fmt(max(workers), 2)}" if workers else "-"
+        client_us = level.client_cpu / level.calls * 1e6 if level.calls else math.nan
+        left = max(0.0, cores - level.server_cores)
+        table.add(
+            f"{level.processes} + {level.processes}", CLIENTS_PER_PROCESS_LEVEL * level.processes,
+            fmt(level.rate), fmt(percentile(ordered, 0.5) * 1000, 2),
+            fmt(percentile(ordered, 0.99) * 1000, 2), fmt(per_core), pct(efficiency),
+            fmt(level.us_per_move("gateway"), 0), fmt(level.us_per_move("engine"), 0),
+            fmt(level.us_per_move("redis"), 0), spread, fmt(client_us, 0),
+            f"{fmt(level.client_cores, 2)} / {fmt(left, 2)}", level.errors,
+        )  # fmt: skip
+        key = f"scaling.p{level.processes}"
+        report.figure(f"{key}.rate", level.rate)
+        report.figure(f"{key}.efficiency", efficiency)
+        report.figure(f"{key}.per_core", per_core)
+        for service in ("gateway", "engine", "redis"):
+            report.figure(f"{key}.{service}_us", level.us_per_move(service))
+        report.figure(f"{key}.client_us", client_us)
+        if level.first_error:
+            section.note(f"First error at {level.processes}: {level.first_error}")
+    section.note(
+        "Efficiency = moves/s at P / (P x moves/s at 1). The load generator shares the"
+        " machine: its cores used next to the cores the servers left tell whether it was"
+        " the limit. Engine processes busy: the CPU of each engine process over the window,"
+        " in cores: close values mean the calls were spread evenly."
+    )

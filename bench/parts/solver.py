@@ -1,0 +1,383 @@
+"""`python -m bench` part "solver".
+
+In-process, per variant, on one core: positions searched per CPU second, against the
+same expansion done through the rules library's State in the same run (legal moves and
+apply of each, as a search written over the library would), and CPU time to a verdict
+over the first deals; then what the view's outlook costs a move.
+
+Over gRPC (one engine): hint latency per variant, floods of hints on one position
+against floods on as many positions, and ApplyMove latency with and without searches
+running.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import patience
+from patience.solver import Budget, Verdict, outlook, solve
+from patience_contract.client import EngineError, SyncEngineClient
+from patience_engine.codec import Position
+from patience_engine.views import player_view_bytes
+from solitaire.v1 import game_pb2
+
+from bench.harness.report import Report, fmt
+from bench.harness.servers import EngineProcess
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
+
+OUTLOOK_GAMES = 20
+HINTS_PER_VARIANT = 12
+MOVES_TIMED = 300
+SEARCHES_BESIDE = 2
+FIRST_DEAL = 1
+# hints asked at once in a flood, and floods per variant
+FLOOD = 8
+FLOODS = {"full": 3, "quick": 1}
+# the quick run floods two variants: one hiding cards, one open
+QUICK_FLOOD_VARIANTS = ("napoleon-at-st-helena", "bisley")
+
+
+def library_search_rate(variant: str, deals: int, rate_nodes: int) -> float:
+    """Positions entered per CPU second by a plain depth-first search written over the
+    rules library (State.legal_moves and State.apply, a set of positions seen), over the
+    same deals and cap as the solver's figure."""
+    nodes = 0
+    started = time.process_time()
+    for deal in range(FIRST_DEAL, FIRST_DEAL + deals):
+        root = patience.get_variant(variant).new_game(deal)
+        seen = {(root.piles, root.redeals_left, root.draws)}
+        stack = [root]
+        entered = 0
+        while stack and entered < rate_nodes:
+            state = stack.pop()
+            for move in state.legal_moves():
+                child = state.apply(move)
+                key = (child.piles, child.redeals_left, child.draws)
+                if key not in seen:
+                    seen.add(key)
+                    stack.append(child)
+                    entered += 1
+        nodes += entered
+    return nodes / (time.process_time() - started)
+
+
+def solver_nodes_per_s(variant: str, deals: int, rate_nodes: int) -> float:
+    """Positions entered per CPU second over budget-capped searches of the first deals."""
+    nodes = 0
+    seconds = 0.0
+    for deal in range(FIRST_DEAL, FIRST_DEAL + deals):
+        state = patience.get_variant(variant).new_game(deal)
+        result = solve(state, Budget(nodes=rate_nodes, seconds=60, cpu_time=True))
+        nodes += result.nodes
+        seconds += result.seconds
+    return nodes / seconds if seconds else 0.0
+
+
+def run(report: Report, settings: Settings, stack: Stack | None) -> None:
+    quick = settings.mode == "quick"
+    measure_in_process(report, settings)
+    outlook_cost(report, games=2 if quick else OUTLOOK_GAMES)
+    measure_over_grpc(report, settings)
+
+
+def measure_in_process(report: Report, settings: Settings) -> None:
+    section = report.section("Solver (one core, CPU time)")
+    section.note(
+        f"Per variant: positions entered per CPU second by `patience.solver` over searches"
+        f" of deals {FIRST_DEAL}..{FIRST_DEAL + settings.solver_deals - 1} capped at"
+        f" {settings.solver_rate_nodes:,} positions, against the baseline of expanding"
+        " positions through a plain depth-first search written over the rules library's"
+        " `State` (legal moves, apply, a set of positions seen) on the same deals and cap,"
+        " in the same run; then"
+        f" each of those deals solved with a budget of {settings.solver_seconds:g} CPU s:"
+        " how many were decided (WON or LOST) and the CPU time to the verdict."
+    )
+    table = section.table(
+        "variant",
+        "solver positions/s",
+        "library positions/s",
+        "ratio",
+        "decided",
+        "verdict p50 s",
+        "verdict max s",
+    )
+    for variant in patience.VARIANTS:
+        baseline = library_search_rate(variant, settings.solver_deals, settings.solver_rate_nodes)
+        rate = solver_nodes_per_s(variant, settings.solver_deals, settings.solver_rate_nodes)
+        times = []
+        decided = 0
+        for deal in range(FIRST_DEAL, FIRST_DEAL + settings.solver_deals):
+            state = patience.get_variant(variant).new_game(deal)
+            budget = Budget(nodes=10**9, seconds=settings.solver_seconds, cpu_time=True)
+            result = solve(state, budget)
+            if result.verdict is not Verdict.UNKNOWN:
+                decided += 1
+                times.append(result.seconds)
+        median = statistics.median(times) if times else None
+        table.add(
+            variant,
+            fmt(rate, 0),
+            fmt(baseline, 0),
+            fmt(rate / baseline, 2),
+            f"{decided}/{settings.solver_deals}",
+            fmt(median, 2),
+            fmt(max(times) if times else None, 2),
+        )
+        report.figure(f"solver.{variant}.nodes_per_s", rate)
+        report.figure(f"solver.{variant}.library_positions_per_s", baseline)
+        report.figure(f"solver.{variant}.decided", decided)
+        if median is not None:
+            report.figure(f"solver.{variant}.verdict_p50_s", median)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    """The value at the rounded rank share x (n - 1): how this part's percentiles have
+    always been read (not the nearest rank of bench/harness/stats.py), so that its
+    figures stay comparable with those recorded in bench/README.md."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _positions(variant: str, count: int, rng: random.Random) -> list[patience.State]:
+    """Positions of random games, 0 to 30 random moves in."""
+    out = []
+    for _ in range(count):
+        state = patience.get_variant(variant).new_game(rng.randrange(10**6))
+        for _ in range(rng.randrange(31)):
+            legal = state.legal_moves()
+            if not legal:
+                break
+            state = state.apply(rng.choice(legal))
+        out.append(state)
+    return out
+
+
+def outlook_cost(report: Report, games: int) -> None:
+    section = report.section("Outlook: its cost on a move (in-process, one core)")
+    section.note(
+        f"Per variant, along random games (400 moves at most, {games} games): the time of"
+        " `outlook()` on each position reached, against the time the engine spends on the"
+        " same move without it (the rules library's apply with events, then the player's"
+        " view written with its legal moves). p50 and p99 in microseconds."
+    )
+    table = section.table(
+        "variant", "outlook p50 µs", "outlook p99 µs", "move+view p50 µs", "outlook/move (mean)"
+    )
+    rng = random.Random(5)
+    for variant in patience.VARIANTS:
+        spent: list[float] = []
+        moves: list[float] = []
+        for _ in range(games):
+            state = patience.get_variant(variant).new_game(rng.randrange(10**6))
+            for _ in range(400):
+                legal = state.legal_moves()
+                if not legal:
+                    break
+                move = rng.choice(legal)
+                started = time.perf_counter()
+                after, _ = state.apply_with_events(move)
+                player_view_bytes(Position(after, False))
+                moves.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                outlook(after)
+                spent.append(time.perf_counter() - started)
+                state = after
+        table.add(
+            variant,
+            fmt(statistics.median(spent) * 1e6, 1),
+            fmt(_percentile(spent, 0.99) * 1e6, 0),
+            fmt(statistics.median(moves) * 1e6, 0),
+            fmt(sum(spent) / sum(moves), 3),
+        )
+        report.figure(f"solver_rpc.{variant}.outlook_p50_us", statistics.median(spent) * 1e6)
+
+
+def hint_latency(report: Report, client: SyncEngineClient, hints: int) -> None:
+    section = report.section("Hint over gRPC (one engine process, one search process)")
+    section.note(
+        f"Per variant: {hints} hints, one at a time, with the default budget"
+        " (HINT_BUDGET: 200,000 positions, 0.8 s) on positions of random games 0 to 30"
+        " moves in; wall time of each call as the client sees it. Goal: p95 under 1 s."
+    )
+    table = section.table("variant", "p50 ms", "p95 ms", "max ms", "winning", "best effort")
+    rng = random.Random(7)
+    for variant in patience.VARIANTS:
+        times: list[float] = []
+        kinds: dict[int, int] = {}
+        for state in _positions(variant, hints, rng):
+            game = client.new_game(variant, deal=state.deal)
+            # the random position, as the engine made it
+            moves = list(_replay_moves(variant, state, rng))
+            if moves:
+                game = client.apply_moves(game.state, moves)
+            started = time.perf_counter()
+            reply = client.hint(game.state)
+            times.append(time.perf_counter() - started)
+            kinds[reply.kind] = kinds.get(reply.kind, 0) + 1
+        table.add(
+            variant,
+            fmt(statistics.median(times) * 1000, 0),
+            fmt(_percentile(times, 0.95) * 1000, 0),
+            fmt(max(times) * 1000, 0),
+            kinds.get(1, 0),
+            kinds.get(2, 0),
+        )
+        report.figure(f"solver_rpc.{variant}.hint_p95_ms", _percentile(times, 0.95) * 1000)
+
+
+def _position_in_engine(
+    client: SyncEngineClient, variant: str, rng: random.Random
+) -> game_pb2.SealedState:
+    """A position of a random game, as the engine made it."""
+    (target,) = _positions(variant, 1, rng)
+    game = client.new_game(variant, deal=target.deal)
+    moves = _replay_moves(variant, target, rng)
+    return client.apply_moves(game.state, moves).state if moves else game.state
+
+
+def _flood(client: SyncEngineClient, states: list[game_pb2.SealedState]) -> list[float | None]:
+    """Each state's hint asked at once (one thread each): each call's wall time, None
+    where the engine refused it (SOLVER_BUSY)."""
+
+    def one(state: game_pb2.SealedState) -> float | None:
+        started = time.perf_counter()
+        try:
+            client.hint(state)
+        except EngineError as error:
+            if error.reason != "SOLVER_BUSY":
+                raise
+            return None
+        return time.perf_counter() - started
+
+    with ThreadPoolExecutor(len(states)) as pool:
+        return list(pool.map(one, states))
+
+
+def hint_floods(report: Report, client: SyncEngineClient, settings: Settings) -> None:
+    floods = FLOODS.get(settings.mode, 1)
+    variants = patience.VARIANTS if settings.mode == "full" else QUICK_FLOOD_VARIANTS
+    section = report.section("Floods of hints (one engine process, two search processes)")
+    section.note(
+        f"Per variant, {floods} flood(s) of {FLOOD} hints asked at once, default budget: on"
+        f" one position (as many players of one daily deal, each flood a new position of a"
+        f" random game), against {FLOOD} hints on {FLOOD} different positions in the same"
+        " run (what the flood costs when nothing can be shared). The engine remembers"
+        " decided answers by position and lets a hint wait for the same search under way"
+        ' (docs/solver.md, "Many players, one position"). Wall time of each call as the'
+        " client sees it; refused: SOLVER_BUSY (the search queue full). Goal: p99 under 1 s"
+        " for the flood on one position."
+    )
+    table = section.table(
+        "variant", "positions", "p50 ms", "p99 ms", "max ms", "refused", "searches"
+    )
+    rng = random.Random(11)
+    for variant in variants:
+        for label, same in (("one", True), ("each its own", False)):
+            times: list[float] = []
+            refused = 0
+            searched = 0
+            for _ in range(floods):
+                if same:
+                    states = [_position_in_engine(client, variant, rng)] * FLOOD
+                else:
+                    states = [_position_in_engine(client, variant, rng) for _ in range(FLOOD)]
+                answered = _flood(client, states)
+                times += [t for t in answered if t is not None]
+                refused += sum(t is None for t in answered)
+                searched += 1 if same else FLOOD - answered.count(None)
+            p99 = _percentile(times, 0.99) * 1000 if times else float("nan")
+            table.add(
+                variant,
+                label,
+                fmt(statistics.median(times) * 1000, 0) if times else "-",
+                fmt(p99, 0),
+                fmt(max(times) * 1000, 0) if times else "-",
+                refused,
+                "1 a flood" if same else searched,
+            )
+            key = "one" if same else "each"
+            report.figure(f"solver_rpc.{variant}.flood_{key}_p99_ms", p99)
+            report.figure(f"solver_rpc.{variant}.flood_{key}_refused", refused)
+
+
+def _replay_moves(variant: str, target: patience.State, rng: random.Random) -> list[str]:
+    """A few random moves from the target's deal (a position of that game)."""
+    state = patience.get_variant(variant).new_game(target.deal)
+    out = []
+    for _ in range(rng.randrange(31)):
+        legal = state.legal_moves()
+        if not legal:
+            break
+        move = rng.choice(legal)
+        out.append(str(move))
+        state = state.apply(move)
+    return out
+
+
+def _time_moves(client: SyncEngineClient, count: int) -> list[float]:
+    game = client.new_game("house-on-the-hill", deal=3)
+    move = game.view.legal_moves[0]
+    times = []
+    for _ in range(count):
+        started = time.perf_counter()
+        client.apply_move(game.state, move)
+        times.append(time.perf_counter() - started)
+    return times
+
+
+def move_latency_beside_searches(report: Report, client: SyncEngineClient, moves: int) -> None:
+    section = report.section("ApplyMove beside searches")
+    section.note(
+        f"{moves} ApplyMove calls one at a time (House on the Hill), with no search,"
+        f" then while {SEARCHES_BESIDE} long Solve calls run in the engine's search"
+        f" processes (ENGINE_SOLVER_PROCESSES={SEARCHES_BESIDE}, one engine process). On a"
+        " machine with fewer free cores than searches plus the engine, the searches take"
+        " CPU from the moves: the figure shows that share, not a wait behind a search."
+    )
+    table = section.table("searches running", "p50 ms", "p95 ms", "max ms")
+    quiet = _time_moves(client, moves)
+    hard = client.new_game("napoleon-at-st-helena", deal=5)
+    stop = threading.Event()
+
+    def search() -> None:
+        while not stop.is_set():
+            try:
+                client.solve(hard.state, max_milliseconds=20_000, timeout=25)
+            except EngineError:
+                return
+
+    threads = [threading.Thread(target=search) for _ in range(SEARCHES_BESIDE)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.0)  # both searches under way
+    busy = _time_moves(client, moves)
+    stop.set()
+    for label, times in (("0", quiet), (str(SEARCHES_BESIDE), busy)):
+        table.add(
+            label,
+            fmt(statistics.median(times) * 1000, 2),
+            fmt(_percentile(times, 0.95) * 1000, 2),
+            fmt(max(times) * 1000, 1),
+        )
+        report.figure(f"solver_rpc.apply_move_p50_ms.searches_{label}", statistics.median(times))
+    for thread in threads:
+        thread.join()
+
+
+def measure_over_grpc(report: Report, settings: Settings) -> None:
+    quick = settings.mode == "quick"
+    engine = EngineProcess(
+        workers=1, settings={"ENGINE_SOLVER_PROCESSES": str(SEARCHES_BESIDE)}
+    ).start()
+    try:
+        with SyncEngineClient(engine.target, timeout=30) as client:
+            hint_latency(report, client, hints=1 if quick else HINTS_PER_VARIANT)
+            hint_floods(report, client, settings)
+            move_latency_beside_searches(report, client, moves=20 if quick else MOVES_TIMED)
+    finally:
+        engine.stop()

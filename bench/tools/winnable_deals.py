@@ -1,0 +1,96 @@
+"""How long `POST /v1/games` with `"winnable": true` takes, per variant: with an empty
+pool (the deals are searched on demand) and from the pool.
+
+    python -m bench.tools.winnable_deals [--games 5] [--variants bisley,la-belle-lucie]
+
+Runs its own Redis and engine (the real entry point, one worker) and the gateway app in
+this process (its routes through ASGI, no HTTP server: the figures are the gateway's
+work, the engine's searches and Redis, not the network). With the default settings
+(WINNABLE_SOLVE_MILLISECONDS 1000 a deal, WINNABLE_SEARCH_SECONDS 10 a create). For the
+pool, the pool is filled first (not timed), then the same number of creates is timed.
+Prints one line per variant and mode: creates, refused (503 no-winnable-deal), and the
+time per create that was answered 201 (median, max).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import statistics
+import time
+
+import httpx
+import patience
+from patience_gateway.app import create_app
+from patience_gateway.settings import Settings
+from patience_gateway.storage.winnable_pools import pool_key, pool_name
+from patience_launcher.redis_server import EmbeddedRedis
+
+from bench.harness.machine import describe
+from bench.harness.servers import EngineProcess, stop_servers_on_sigterm
+
+
+async def _creates(settings: Settings, variant: str, games: int, fill: bool) -> list[float | None]:
+    """Seconds per create (None: refused 503)."""
+    app = create_app(settings)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
+            redis = app.state.redis
+            name = pool_name(variant, ())
+            await redis.delete(pool_key(name))
+            if fill:
+                deals = app.state.games.winnable
+                assert deals is not None, "the gateway was built without winnable deals"
+                for _ in range(games):
+                    game = await deals.search(variant, (), 60)
+                    await redis.lpush(pool_key(name), game.state.SerializeToString())
+            times: list[float | None] = []
+            for _ in range(games):
+                started = time.perf_counter()
+                response = await http.post(
+                    "/v1/games", json={"variant": variant, "winnable": True}, timeout=120
+                )
+                spent = time.perf_counter() - started
+                if response.status_code == 201:
+                    times.append(spent)
+                elif response.status_code == 503:
+                    times.append(None)
+                else:
+                    raise RuntimeError(f"{variant}: {response.status_code} {response.text}")
+            return times
+
+
+def _line(variant: str, mode: str, times: list[float | None]) -> str:
+    done = [t for t in times if t is not None]
+    refused = len(times) - len(done)
+    if not done:
+        return f"{variant:24} {mode:6} creates {len(times):3}  refused {refused:3}"
+    median, worst = statistics.median(done) * 1000, max(done) * 1000
+    return (
+        f"{variant:24} {mode:6} creates {len(times):3}  refused {refused:3}  "
+        f"median {median:8.1f} ms  max {worst:8.1f} ms"
+    )
+
+
+def main() -> None:
+    stop_servers_on_sigterm()
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.tools.winnable_deals", description=__doc__
+    )
+    parser.add_argument("--games", type=int, default=5)
+    parser.add_argument("--variants", default=",".join(patience.VARIANTS))
+    args = parser.parse_args()
+    print(describe())
+    with EmbeddedRedis() as redis, EngineProcess(workers=1) as engine:
+        base = Settings(redis_url=redis.url, engine_addr=engine.target, engine_timeout_seconds=70)
+        for variant in args.variants.split(","):
+            for mode, size in (("empty", 0), ("pool", args.games)):
+                settings = dataclasses.replace(base, winnable_pool_size=size)
+                times = asyncio.run(_creates(settings, variant, args.games, fill=size > 0))
+                print(_line(variant, mode, times), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""An exact solver for the nine games (see docs/solver.md).
+
+``solve(state, budget)`` searches with full knowledge of the stock and the shuffles and
+answers WON (with the winning line), LOST (proven: no line wins) or UNKNOWN (budget
+spent): the trusted calls. ``hint(state)`` gives the move to play next from what the
+player has seen only: where the position hides cards it searches arrangements of the
+unseen cards made from the seen position (``hides_cards``, unseen.py), never the
+state's own hidden cards.
+``outlook(state)`` tells, without a search, a game that only goes round in circles from
+one that may still be won; ``safe_foundation_moves(state)`` lists the cards that can go
+home now without losing a win (autoplay).
+"""
+
+from .autoplay import safe_foundation_moves
+from .hints import HINT_BUDGET, Hint, HintKind, hint
+from .outlook import CYCLE_LIMIT, Outlook, outlook
+from .search import Budget, Result, Verdict, solve
+from .unseen import SAMPLES, hides_cards
+
+__all__ = [
+    "CYCLE_LIMIT",
+    "HINT_BUDGET",
+    "SAMPLES",
+    "Budget",
+    "Hint",
+    "HintKind",
+    "Outlook",
+    "Result",
+    "Verdict",
+    "hides_cards",
+    "hint",
+    "outlook",
+    "safe_foundation_moves",
+    "solve",
+]

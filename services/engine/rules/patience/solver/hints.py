@@ -1,0 +1,259 @@
+"""Hints: the move to play next, from what the player has seen.
+
+**Open positions** (nothing hidden: Bisley, Cody, Little Billee, Usk, The Fifteen, and
+the other games once nothing is left hidden in them) are searched exactly, as the
+winnability table is. When the search proves a win, the hint is the first move of a
+winning line (WINNING); when it proves the game lost, there is no winning move to give
+(LOST); when the budget runs out first, the hint is a best-effort move, the first move of
+the line that brought the most cards to the foundations (BEST_EFFORT).
+
+**Positions that hide cards** (Napoleon at St Helena's stock, the La Belle Lucie
+family's shuffled redeals: :func:`~patience.solver.unseen.hides_cards`) are never
+searched as they are, which would steer by cards the player cannot see. The hint uses
+what the player has seen only, in two steps:
+
+1. The lines that turn up no hidden card (no deal, no redeal that shuffles:
+   :func:`~patience.solver.unseen.without_hidden`) are searched exactly with a quarter of
+   the budget. A win there wins the real game whatever the hidden cards are: the hint is
+   WINNING, as in an open position. Otherwise the first move of the line that brought the
+   most cards home this way (the *plain move*) is kept.
+2. :data:`~patience.solver.unseen.SAMPLES` arrangements of the unseen cards consistent
+   with what was seen, made from the seen position alone (unseen.py), are searched one
+   after another, each with the exact search and an even share of what is left of the
+   budget, and the move that wins in the most of them is recommended:
+
+- WINS_ALL, WINS_MOST (more than half), WINS_SOME: the move, and in how many of the
+  arrangements searched a winning line starting with it was found;
+- NO_WIN_FOUND: every arrangement searched was proven lost, but they were a sample; the
+  move is the plain move, or the search's first choice;
+- LOST: every arrangement there is was searched (a stock of a few cards) and each is
+  lost, so no line wins whatever the hidden cards are;
+- BEST_EFFORT: no arrangement was won, and some were not decided within their budget:
+  the plain move; failing one, a deal when no card can come home without one; else the
+  move most of the undecided searches found most promising.
+
+The arrangements are searched with the move that leads so far (at first the plain move)
+tried first at the root, so the count of the leading move is exact in every arrangement
+searched after it took the lead (the search enters a root move's positions before the
+next move's: the first root move that wins is the one it reports); of moves that win
+equally often, the plain move is preferred. Counts are lower bounds: a kind never claims
+more wins than were found. Each arrangement is won by a line of its own, so a move that
+wins in every arrangement is not a promise that a player who never sees the stock wins
+by playing on (see docs/solver.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ..moves import Move
+from ..state import State
+from .model import Position, SolverMove
+from .policy import Policy
+from .search import Budget, Result, Verdict, solve
+from .unseen import SAMPLES, arrangements, hides_cards, without_hidden
+
+HINT_BUDGET = Budget(nodes=200_000, seconds=0.8)
+# The share of a fair hint's budget given to the lines that turn up no hidden card.
+_PLAIN_SHARE = 4
+_DEAL = Move.deal()
+
+
+class HintKind(enum.Enum):
+    WINNING = "winning"  # the first move of a line proven to win
+    BEST_EFFORT = "best_effort"  # the search ran out of budget: a promising move
+    LOST = "lost"  # no line wins from here: no move to recommend
+    NONE = "none"  # the game is over (won, or no legal move)
+    # Positions that hide cards: of the arrangements of the unseen cards searched, the
+    # move was found to win in every one, in more than half, in some (at most half).
+    WINS_ALL = "wins_all"
+    WINS_MOST = "wins_most"
+    WINS_SOME = "wins_some"
+    # Every arrangement searched is proven lost, but they are a sample of them.
+    NO_WIN_FOUND = "no_win_found"
+
+
+@dataclass(frozen=True)
+class Hint:
+    kind: HintKind
+    move: Move | None
+    verdict: Verdict
+    nodes: int
+    seconds: float
+    # Positions that hide cards: the arrangements of the unseen cards searched (0: the
+    # hint is exact: the position hides nothing, or a line that turns up no hidden card
+    # wins), in how many the move was found to win, how many were proven lost, and
+    # whether they are every arrangement there is.
+    arrangements: int = 0
+    winning: int = 0
+    lost: int = 0
+    every_arrangement: bool = False
+
+
+def hint(
+    state: State,
+    budget: Budget = HINT_BUDGET,
+    *,
+    stop: Callable[[], bool] | None = None,
+    samples: int = SAMPLES,
+) -> Hint:
+    """The move to play next from ``state`` (see the module's docstring); ``stop`` as
+    for :func:`~patience.solver.search.solve`; ``samples``: the arrangements searched
+    where the position hides cards."""
+    legal = state.legal_moves()
+    if not legal:
+        verdict = Verdict.WON if state.foundation_cards == state.total_cards else Verdict.LOST
+        return Hint(HintKind.NONE, None, verdict, 0, 0.0)
+    if hides_cards(state):
+        return _fair_hint(state, legal, budget, stop or _never, samples)
+    result = solve(state, budget, stop=stop)
+    if result.verdict is Verdict.LOST:
+        return Hint(HintKind.LOST, None, result.verdict, result.nodes, result.seconds)
+    move = result.best_first_move
+    if move is None or move not in legal:
+        move = legal[0]
+    kind = HintKind.WINNING if result.verdict is Verdict.WON else HintKind.BEST_EFFORT
+    return Hint(kind, move, result.verdict, result.nodes, result.seconds)
+
+
+def _never() -> bool:
+    return False
+
+
+def _fair_hint(
+    state: State,
+    legal: Sequence[Move],
+    budget: Budget,
+    stop: Callable[[], bool],
+    samples: int,
+) -> Hint:
+    """The hint from the arrangements of what ``state`` hides (the module's docstring).
+    Nothing here reads the hidden part of ``state``: the arrangements are made from the
+    seen position, and only they are searched."""
+    clock = budget.clock()
+    started = clock()
+    deadline = started + budget.seconds
+    order = {move: i for i, move in enumerate(legal)}
+    # First the lines that turn up no hidden card (no deal, no redeal that shuffles),
+    # with a share of the budget: a win there wins the real game; else its most
+    # promising move leads the arrangements' searches.
+    plain = without_hidden(state)
+    share = Budget(
+        nodes=max(budget.nodes // _PLAIN_SHARE, 1),
+        seconds=budget.seconds / _PLAIN_SHARE,
+        cpu_time=budget.cpu_time,
+    )
+    found = solve(plain.state, share, policy=plain.policy, stop=stop)
+    nodes = found.nodes
+    if found.verdict is Verdict.WON and found.line and found.line[0] in order:
+        seconds = clock() - started
+        return Hint(HintKind.WINNING, found.line[0], Verdict.WON, nodes, seconds)
+    plain_move = found.promising_move if found.promising_move in order else None
+    arranged = arrangements(state, max(samples, 1))
+    items = arranged.items
+    total = len(items)
+    won_by: dict[Move, int] = {}
+    promising: dict[Move, int] = {}  # the undecided searches' best-effort moves
+    lost = searched = 0
+    leader: Move | None = plain_move
+    for i, item in enumerate(items):
+        now = clock()
+        if searched and (now >= deadline or stop()):
+            break
+        left = total - i
+        share = Budget(
+            nodes=max((budget.nodes - nodes) // left, 1),
+            seconds=max(deadline - now, 0.0) / left,
+            cpu_time=budget.cpu_time,
+        )
+        policy = item.policy if leader is None else _root_first(item.policy, leader)
+        result = solve(item.state, share, policy=policy, stop=stop)
+        searched += 1
+        nodes += result.nodes
+        if result.verdict is Verdict.WON:
+            first = _first_move(result)
+            if first is not None and first in order:
+                won_by[first] = won_by.get(first, 0) + 1
+                leader = _most(won_by, order, plain_move)
+        elif result.verdict is Verdict.LOST:
+            lost += 1
+        elif result.best_first_move is not None and result.best_first_move in order:
+            move = result.best_first_move
+            promising[move] = promising.get(move, 0) + 1
+    every = arranged.every and searched == total
+    verdict = Verdict.UNKNOWN
+    if every and sum(won_by.values()) == total:
+        verdict = Verdict.WON
+    elif every and lost == total:
+        verdict = Verdict.LOST
+
+    def told(kind: HintKind, move: Move | None, wins: int = 0) -> Hint:
+        seconds = clock() - started
+        return Hint(kind, move, verdict, nodes, seconds, searched, wins, lost, every)
+
+    if won_by:
+        move = _most(won_by, order, plain_move)
+        wins = won_by[move]
+        if wins == searched:
+            return told(HintKind.WINS_ALL, move, wins)
+        if 2 * wins > searched:
+            return told(HintKind.WINS_MOST, move, wins)
+        return told(HintKind.WINS_SOME, move, wins)
+    if lost == searched:
+        if every:
+            return told(HintKind.LOST, None)
+        first_choice = plain_move or _first_choice(items[0].policy, items[0].state, legal)
+        return told(HintKind.NO_WIN_FOUND, first_choice)
+    if plain_move is not None:
+        return told(HintKind.BEST_EFFORT, plain_move)
+    if found.verdict is Verdict.LOST and _DEAL in order:
+        # no card comes home without turning one up: deal it
+        return told(HintKind.BEST_EFFORT, _DEAL)
+    return told(HintKind.BEST_EFFORT, _most(promising, order, None) if promising else legal[0])
+
+
+def _first_move(result: Result) -> Move | None:
+    return result.line[0] if result.line else None
+
+
+def _most(tally: dict[Move, int], order: dict[Move, int], preferred: Move | None) -> Move:
+    """The move counted most often; of equals, ``preferred``, then the first in the
+    legal moves' order."""
+    return min(tally, key=lambda move: (-tally[move], move != preferred, order[move]))
+
+
+def _root_first(policy: Policy, move: Move) -> Policy:
+    """``policy`` with ``move`` tried first at the root of the search (the first position
+    the search asks its candidates of), every other position as before."""
+    wanted = policy.model.solver_move(move)
+    candidates = policy.candidates
+    asked = False
+
+    def root_first(pos: Position) -> list[SolverMove]:
+        nonlocal asked
+        moves = candidates(pos)
+        if asked or wanted not in moves:
+            asked = True
+            return moves
+        asked = True
+        return [wanted, *(m for m in moves if m != wanted)]
+
+    first = copy.copy(policy)
+    first.candidates = root_first
+    return first
+
+
+def _first_choice(policy: Policy, state: State, legal: Sequence[Move]) -> Move:
+    """The move the search would try first from ``state`` (a foundation move before a
+    move between piles, and so on: pruning.py), or the first legal move."""
+    model = policy.model
+    settled, autos = policy.settle(model.position(state))
+    moves = autos or policy.candidates(settled)
+    if moves:
+        move = model.library_move(moves[0])
+        if move in legal:
+            return move
+    return legal[0]

@@ -1,0 +1,183 @@
+"""The search: depth-first over canonical positions, with safe moves and a budget.
+
+Winning is reachability: the game is won from a position when some sequence of legal
+moves leads to a position with every card on the foundations. A depth-first search that
+never enters a position twice (a transposition table of every position entered, under a
+key that identifies positions differing only in the order of interchangeable piles) visits
+every position reachable from the start exactly once, so when it ends without a win no
+line wins: the deal is LOST. The game-specific parts (which moves are played at once
+because they are safe, which moves are never worth trying, which positions are dead,
+the order to try moves in) come from a :class:`~patience.solver.policy.Policy`, each
+proven not to lose a win.
+
+The table keeps 128-bit BLAKE2b digests of the keys: a false "already seen" needs two
+of the positions of one search to share a digest (chance below 2^-90 at 10^9 positions).
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..compiled import rules_of
+from ..moves import Move
+from ..state import State
+from .model import Model, Position, SolverMove
+from .policy import Policy, policy_for
+
+
+class Verdict(enum.Enum):
+    WON = "won"  # a winning line was found (and is given)
+    LOST = "lost"  # no line wins: every reachable position was searched
+    UNKNOWN = "unknown"  # the budget ran out first
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much a search may spend: positions entered and seconds (whichever ends first)."""
+
+    nodes: int = 2_000_000
+    seconds: float = 10.0
+    # True: the seconds are the process's CPU time (fair on a shared machine, for
+    # tables); False: wall-clock time (for answering within a deadline)
+    cpu_time: bool = False
+
+    def clock(self) -> Callable[[], float]:
+        return time.process_time if self.cpu_time else time.perf_counter
+
+
+@dataclass(frozen=True)
+class Result:
+    verdict: Verdict
+    line: tuple[Move, ...]  # WON: every move from the state to the won position
+    nodes: int  # positions entered
+    seconds: float
+    # UNKNOWN: the first move of the most promising line seen (most cards on the
+    # foundations), or None; WON: the line's first move; LOST: None.
+    best_first_move: Move | None = None
+    # Whatever the verdict: the first move of the line that brought the most cards to
+    # the foundations (WON: the line's first move), or None when no line brought one.
+    # A lost position's best try (fair hints search positions lost for want of the
+    # cards a player cannot see).
+    promising_move: Move | None = None
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict is not Verdict.UNKNOWN
+
+
+_CHECK_EVERY = 512  # positions between two looks at the clock
+
+
+def solve(
+    state: State,
+    budget: Budget = Budget(),
+    *,
+    policy: Policy | None = None,
+    stop: Callable[[], bool] | None = None,
+) -> Result:
+    """Search for a win from ``state`` with full knowledge of the stock and the shuffles.
+
+    ``stop``, when given, is asked whenever the clock is (every few hundred positions):
+    once it answers True the search ends as if its budget were spent (UNKNOWN). The
+    engine's search processes use it to drop the search of a call whose client is gone.
+    """
+    clock = budget.clock()
+    started = clock()
+    if policy is None:
+        policy = policy_for(Model(rules_of(state), state.deal))
+    model = policy.model
+    root = model.position(state)
+    if model.is_won(root):
+        return Result(Verdict.WON, (), 0, clock() - started)
+    if not model.legal_moves(root):
+        return Result(Verdict.LOST, (), 1, clock() - started)
+    outcome = _search(policy, root, budget, started, clock, stop or _never)
+    seconds = clock() - started
+    verdict, line_moves, nodes, best = outcome
+    line = tuple(model.library_move(m) for m in line_moves)
+    best_move = model.library_move(best) if best is not None else None
+    promising = best_move
+    if verdict is Verdict.WON:
+        best_move = promising = line[0] if line else None
+    elif verdict is Verdict.LOST:
+        best_move = None
+    return Result(verdict, line, nodes, seconds, best_move, promising)
+
+
+def _never() -> bool:
+    return False
+
+
+def _search(
+    policy: Policy,
+    root: Position,
+    budget: Budget,
+    started: float,
+    clock: Callable[[], float],
+    stop: Callable[[], bool],
+) -> tuple[Verdict, list[SolverMove], int, SolverMove | None]:
+    model = policy.model
+    key = policy.key
+    settle = policy.settle
+    settle_after = policy.settle_after
+    candidates = policy.candidates
+    dead = policy.dead
+    total = model.total
+    deadline = started + budget.seconds
+    node_limit = budget.nodes
+
+    root, root_autos = settle(root)
+    if sum(root[2]) == total:
+        return Verdict.WON, root_autos, 1, root_autos[0] if root_autos else None
+    seen = {key(root)}
+    nodes = 1
+    best_score = sum(root[2])
+    best_first: SolverMove | None = root_autos[0] if root_autos else None
+    # The path: for each depth, the move played and the safe moves that followed it.
+    path: list[list[SolverMove]] = []
+    positions = [root]
+    move_lists = [candidates(root)]
+    next_index = [0]
+    check = _CHECK_EVERY
+    while positions:
+        depth = len(positions) - 1
+        moves = move_lists[depth]
+        i = next_index[depth]
+        if i >= len(moves):
+            positions.pop()
+            move_lists.pop()
+            next_index.pop()
+            if path:
+                path.pop()
+            continue
+        next_index[depth] = i + 1
+        move = moves[i]
+        child, autos = settle_after(model.apply(positions[depth], move), move)
+        k = key(child)
+        if k in seen:
+            continue
+        seen.add(k)
+        nodes += 1
+        score = sum(child[2])
+        if score == total:
+            line = [m for step in path for m in step] + [move, *autos]
+            return Verdict.WON, root_autos + line, nodes, None
+        if score > best_score:
+            best_score = score
+            first = path[0][0] if path else move
+            best_first = root_autos[0] if root_autos else first
+        check -= 1
+        if check <= 0:
+            check = _CHECK_EVERY
+            if nodes >= node_limit or clock() >= deadline or stop():
+                return Verdict.UNKNOWN, [], nodes, best_first
+        if dead(child):
+            continue
+        path.append([move, *autos])
+        positions.append(child)
+        move_lists.append(candidates(child))
+        next_index.append(0)
+    return Verdict.LOST, [], nodes, best_first

@@ -1,0 +1,158 @@
+"""Dealing a new game: POST /v1/games.
+
+The engine deals (or a winnable deal is taken or searched), the store keeps the game at
+version 1 with the SHA-256 of a new owner token, and the answer is the view with the
+token. A player's game (created with the player's access token) has no token of its
+own: the player's opens it, and its outbox tells the player's records in PostgreSQL that
+it began. With an Idempotency-Key the game's id follows from the key, and the first
+answer is kept beside the game (`create_records`): a retry gets that answer again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from solitaire.v1 import engine_pb2
+
+from patience_gateway.games import views
+from patience_gateway.games.create_records import (
+    CREATE_RECORD_SECONDS,
+    CreateOnce,
+    UnreadableRecord,
+    create_fingerprint,
+)
+from patience_gateway.games.deps import Games, OwnedGame
+from patience_gateway.games.idempotency import check_idempotency_key
+from patience_gateway.games.recording import facts_of, started_entry
+from patience_gateway.games.replies import Reply, created_headers, json_bytes
+from patience_gateway.games.requests import NewGameRequest
+from patience_gateway.games.security import new_game_id, new_token, token_digest
+from patience_gateway.problems import ProblemError
+from patience_gateway.records.record import GameRecord, category_of
+from patience_gateway.storage.outcomes import Outcome
+
+log = logging.getLogger("patience_gateway")
+
+MAX_DEAL = 10**20
+
+
+def deal_text(deal: int | str | None) -> str | None:
+    """The deal number as the engine wants it (decimal text), or invalid-deal."""
+    if deal is None:
+        return None
+    if isinstance(deal, str):
+        if not (deal.isascii() and deal.isdigit()) or len(deal) > 21:
+            raise ProblemError("invalid-deal", f"deal {deal!r} is not a whole number 0..10^20")
+        deal = int(deal)
+    if not 0 <= deal <= MAX_DEAL:
+        raise ProblemError("invalid-deal", f"deal {deal} is outside 0..10^20")
+    return str(deal)
+
+
+async def create(
+    games: Games,
+    request: NewGameRequest,
+    idempotency_key: str | None = None,
+    access_token: str | None = None,
+) -> tuple[str, Reply]:
+    """The new game's id, and the answer to send; with `access_token`, a player's game."""
+    deal = deal_text(request.deal)
+    key = check_idempotency_key(idempotency_key)
+    player = _player_of(games, access_token)
+    once = CreateOnce.of(key, create_fingerprint(request, deal, player)) if key else None
+    if once is not None and (record := await games.store.create_record(once.game_id)):
+        return once.game_id, await _created_again(games, once, record)
+    if request.winnable:
+        reply = await _winnable_deal(games, request, deal)
+    else:
+        reply = await games.ask(
+            games.engine.new_game(request.variant, deal=deal, options=request.options),
+            games.client_problem,
+        )
+    # The state is opaque (encrypted when the engine has a key): what the store keeps
+    # beside it comes from the view, and a deal the client did not choose is secret.
+    token = None if player is not None else new_token()
+    category = category_of(deal_chosen=deal is not None, winnable=request.winnable, claimed=False)
+    game_record = GameRecord.new(games.clock(), winnable=request.winnable)
+    while True:  # a collision of 144-bit ids is not expected; draw again if it happens
+        game_id = once.game_id if once is not None else new_game_id()
+        game = OwnedGame.dealt(game_id, player or "", category, game_record)
+        view = views.game_json(
+            game_id, 1, reply.view, record=game.record_json(), autoplay=request.autoplay
+        )
+        payload = json_bytes(views.created_json(view, token))
+        entry = started_entry(facts_of(game, reply.view, ""), game_record) if player else b""
+        created = await games.store.create(
+            game_id,
+            state=reply.state.SerializeToString(),
+            token_digest=token_digest(token) if token is not None else b"",
+            variant=reply.view.variant,
+            options_json=json.dumps(list(reply.view.options)),
+            deal=reply.view.deal,
+            deal_secret=deal is None,
+            status=views.status_name(reply.view.status),
+            autoplay=request.autoplay,
+            record=once.record(payload) if once is not None else b"",
+            record_ttl_seconds=CREATE_RECORD_SECONDS,
+            game_record=game_record.encode(),
+            owner=player or "",
+            category=category,
+            outbox_entry=entry,
+        )
+        if created.outcome is Outcome.OK:
+            if entry:
+                await games.announce(game_id)
+            return game_id, Reply(201, payload, created_headers())
+        if once is None:
+            continue
+        if created.record is not None:  # a create with the same key won the race
+            return game_id, await _created_again(games, once, created.record)
+        raise ProblemError(
+            "idempotency-key-reused",
+            "this Idempotency-Key created a game earlier; its answer is no longer kept",
+        )
+
+
+async def _winnable_deal(
+    games: Games, request: NewGameRequest, deal: str | None
+) -> engine_pb2.NewGameResponse:
+    if deal is not None:
+        raise ProblemError("winnable-with-deal", "winnable deals are random: leave out `deal`")
+    if games.winnable is None:  # games made without them (tools)
+        raise ProblemError(
+            "no-winnable-deal",
+            "this gateway does not deal winnable games",
+            headers={"Retry-After": str(games.retry_after)},
+        )
+    return await games.winnable.deal(request.variant, request.options)
+
+
+async def _created_again(games: Games, once: CreateOnce, record: bytes) -> Reply:
+    """The first answer to a create with this key, or idempotency-key-reused."""
+    if not once.same_request(record):
+        raise ProblemError(
+            "idempotency-key-reused",
+            "this Idempotency-Key was used to create a game with a different request",
+        )
+    try:
+        answer = once.answer(record)
+    except UnreadableRecord:
+        log.error("the create record of game %s does not open with its key", once.game_id)
+        raise ProblemError("internal", "the server failed to process the game") from None
+    await games.store.confirm_replicated(once.game_id)
+    return Reply(201, answer, {**created_headers(), "Idempotent-Replayed": "true"})
+
+
+def _player_of(games: Games, access_token: str | None) -> str | None:
+    """The player a create is for: none without a token; a player's access token, or
+    invalid-token for any other token (a create takes no game's token)."""
+    if access_token is None:
+        return None
+    player = games.player_of(access_token)
+    if player is None:
+        raise ProblemError(
+            "invalid-token",
+            "a new game takes a player's access token, or no Authorization at all",
+        )
+    return player

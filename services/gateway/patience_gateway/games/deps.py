@@ -1,0 +1,275 @@
+"""What every game operation depends on, and the opening they share, written once (in
+the spirit of the FastAPI full-stack template's `api/deps.py`).
+
+`Games` holds the dependencies: the engine client, the store, the winnable deals.
+Every operation on an existing game opens the same way:
+
+    game = await games.owned(game_id, token)            # load, authorise
+    view = await games.ask(games.engine.player_view(game.state))  # decode, ask, map
+
+`owned` refuses an id that cannot name a game, loads the game in one round trip
+(`load`: what the operation needs read), and checks the bearer token: a player's access
+token for a player's game, the game's own token for an anonymous one (`authorise`);
+`game.state` is the sealed state, decoded, and `game.record` the game's record; `ask`
+awaits an engine call and turns its errors into problems: by default as errors on data
+the gateway stored itself (`stored_problem`), or as the client's own mistakes
+(`client_problem`), or as a search's (`search_problem`).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from patience_contract.client import EngineClient, EngineError, EngineUnavailable
+from solitaire.v1 import game_pb2
+
+from patience_gateway.games import engine_errors, shapes, shares, views
+from patience_gateway.games.security import check_token, is_game_id
+from patience_gateway.games.winnable import WinnableDeals
+from patience_gateway.players.access_tokens import looks_like_access_token
+from patience_gateway.players.service import Players
+from patience_gateway.problems import ProblemError
+from patience_gateway.records import views as record_views
+from patience_gateway.records.record import RANDOM, GameRecord
+from patience_gateway.records.shapes import RecordShape
+from patience_gateway.storage.outbox import OutboxStore
+from patience_gateway.storage.records import Loaded
+from patience_gateway.storage.store import GameStore
+
+log = logging.getLogger("patience_gateway")
+
+T = TypeVar("T")
+
+# The most moves the engine applies in one ApplyMoves call (docs/errors.md, TOO_MANY_MOVES).
+ENGINE_BATCH_LIMIT = 10_000
+
+Load = Callable[[str, str], Awaitable[Loaded | None]]
+ProblemFor = Callable[[EngineError], ProblemError]
+
+
+def _nothing(variant: str) -> None:
+    return None
+
+
+def unknown_game(game_id: str) -> ProblemError:
+    return ProblemError("unknown-game", f"there is no game {game_id}")
+
+
+def known_id(game_id: str) -> None:
+    """Refuses text that cannot be a game id before anything is read."""
+    if not is_game_id(game_id):
+        raise unknown_game(game_id)
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedGame:
+    """A game loaded for its owner, with its record."""
+
+    id: str
+    loaded: Loaded
+    record: GameRecord
+
+    @classmethod
+    def of(cls, game_id: str, loaded: Loaded) -> OwnedGame:
+        record = GameRecord.read(loaded.record, loaded.hints, loaded.created)
+        return cls(game_id, loaded, record)
+
+    @classmethod
+    def dealt(
+        cls, game_id: str, owner: str, category: str, record: GameRecord, daily: str = ""
+    ) -> OwnedGame:
+        """A game being created: at version 1, nothing stored yet."""
+        loaded = Loaded(b"", 1, b"", None, owner=owner, category=category, daily=daily)
+        return cls(game_id, loaded, record)
+
+    @property
+    def version(self) -> int:
+        return self.loaded.version
+
+    @property
+    def owner(self) -> str:
+        return self.loaded.owner
+
+    @property
+    def category(self) -> str:
+        return self.loaded.category or RANDOM
+
+    def record_json(self, record: GameRecord | None = None) -> RecordShape:
+        """The view's `record`: the game's as read, or `record` (what a change makes
+        of it)."""
+        return record_views.record_json(
+            record or self.record, self.category, self.owner, self.loaded.daily
+        )
+
+    def view_json(
+        self,
+        view: game_pb2.PlayerView,
+        *,
+        version: int | None = None,
+        record: GameRecord | None = None,
+        autoplay: bool | None = None,
+    ) -> shapes.Game:
+        """The game's JSON as it stands (a read, a setting, an end): at `version` (the
+        loaded one by default), with `record` (the loaded one by default), its open deal
+        and any proof of loss as loaded."""
+        loaded = self.loaded
+        return views.game_json(
+            self.id,
+            self.version if version is None else version,
+            view,
+            loaded.open_deal,
+            record=self.record_json(record),
+            proven_lost=loaded.proven_lost,
+            autoplay=loaded.autoplay if autoplay is None else autoplay,
+        )
+
+    def changed_json(
+        self, view: game_pb2.PlayerView, record: GameRecord, open_deal: str | None = None
+    ) -> shapes.Game:
+        """The game's JSON after a change of its position (the next version): a proof of
+        loss of the position before does not carry over; `open_deal` as the change
+        leaves it (the loaded one by default)."""
+        loaded = self.loaded
+        return views.game_json(
+            self.id,
+            self.version + 1,
+            view,
+            loaded.open_deal if open_deal is None else open_deal,
+            record=self.record_json(record),
+            autoplay=loaded.autoplay,
+        )
+
+    @property
+    def state(self) -> game_pb2.SealedState:
+        """The sealed state read (for undo, the checkpoint to replay from), as the
+        engine takes it."""
+        return game_pb2.SealedState.FromString(self.loaded.state)
+
+
+@dataclass(slots=True)
+class Games:
+    """The game operations' dependencies: one per app (`app.state.games`)."""
+
+    engine: EngineClient
+    store: GameStore
+    # How long clients are told to wait (Retry-After) when a dependency is down.
+    retry_after: int
+    winnable: WinnableDeals | None = None
+    on_move_applied: Callable[[str], None] = _nothing
+    # The most moves replayed in one engine call (undo replays from a checkpoint).
+    replay_batch: int = ENGINE_BATCH_LIMIT
+    # Players (their access tokens open their games) and the outbox that carries their
+    # games to PostgreSQL; None where the gateway keeps no players.
+    players: Players | None = None
+    outbox: OutboxStore | None = None
+    # The time of a change, in milliseconds since the epoch (the records' clock).
+    clock: Callable[[], int] = now_ms
+    # The engine's variant ids, once asked (they do not change while the engine runs).
+    _variant_ids: frozenset[str] = frozenset()
+
+    async def known_variant(self, variant: str) -> None:
+        """Refuses a variant the engine does not have: 404 unknown-variant."""
+        if not self._variant_ids:
+            listed = await self.ask(self.engine.list_variants(), self.client_problem)
+            self._variant_ids = frozenset(v.id for v in listed)
+        if variant not in self._variant_ids:
+            raise ProblemError("unknown-variant", f"there is no variant {variant!r}")
+
+    async def owned(
+        self,
+        game_id: str,
+        token: str,
+        load: Load | None = None,
+        idempotency_key: str = "",
+        *,
+        read_only: bool = False,
+    ) -> OwnedGame:
+        """The game, read by `load` (the store's plain load by default) for the owner
+        of `token`: invalid-token or expired-token (before anything is read),
+        unknown-game, or bad-token. `read_only`: a read a share token may make too."""
+        known_id(game_id)
+        if shares.is_share_token(token):
+            self.check_share(game_id, token, read_only)
+            player = None
+        else:
+            player = self.player_of(token)
+        loaded = await (load or self.store.load)(game_id, idempotency_key)
+        if loaded is None:
+            raise unknown_game(game_id)
+        if player is not None or not shares.is_share_token(token):
+            authorise(token, player, loaded.owner, loaded.token_digest)
+        return OwnedGame.of(game_id, loaded)
+
+    def check_share(self, game_id: str, token: str, read_only: bool) -> None:
+        """Refuses a share token that is not this game's, or that asks for a change."""
+        if not read_only:
+            raise ProblemError(
+                "bad-token",
+                "a share token reads the game only: it makes no change and asks no hint",
+            )
+        if self.players is None or not shares.opens(self.players.signing_keys(), game_id, token):
+            raise ProblemError("bad-token", "this share token is not this game's")
+
+    def player_of(self, token: str) -> str | None:
+        """The player whose access token `token` is (verified); None for a game's
+        token."""
+        if not looks_like_access_token(token):
+            return None
+        if self.players is None:
+            raise ProblemError("invalid-token", "this gateway keeps no players")
+        return self.players.verify(token).player_id
+
+    async def announce(self, game_id: str) -> None:
+        """Names the game among those whose outbox waits (its script wrote an entry).
+        A failure is only logged: the drain's sweep finds the outbox all the same."""
+        if self.outbox is None:
+            return
+        try:
+            await self.outbox.announce(game_id)
+        except Exception as error:
+            log.warning("game %s's outbox entry waits for the sweep: %s", game_id, error)
+
+    async def ask(self, call: Awaitable[T], problem: ProblemFor | None = None) -> T:
+        """The engine's answer to `call`; its errors raised as the problems `problem`
+        makes of them (`stored_problem` unless told)."""
+        try:
+            return await call
+        except EngineError as error:
+            raise (problem or self.stored_problem)(error) from None
+
+    def client_problem(self, error: EngineError) -> ProblemError:
+        """An engine error on what the client sent (a move, a variant, a deal)."""
+        return engine_errors.engine_problem(error, self.retry_after)
+
+    def stored_problem(self, error: EngineError) -> ProblemError:
+        """An engine error on data the gateway stored (a state, a history) is the
+        server's fault, unless the engine is just not there."""
+        if isinstance(error, EngineUnavailable):
+            return self.client_problem(error)
+        return engine_errors.internal_engine_problem(error)
+
+    def search_problem(self, error: EngineError) -> ProblemError:
+        """An engine error met by a search (Hint) on a stored state."""
+        return engine_errors.search_problem(error, self.retry_after)
+
+
+def authorise(token: str, player: str | None, owner: str, token_digest: bytes) -> None:
+    """Lets the request touch the game, or raises bad-token: a player's game opens to its
+    player's access token only; an anonymous game to its own token only."""
+    if player is not None:
+        if player != owner:
+            raise ProblemError("bad-token", "this game is not this player's")
+        return
+    if owner:
+        raise ProblemError(
+            "bad-token", "this game belongs to a player: send the player's access token"
+        )
+    check_token(token, token_digest)

@@ -1,0 +1,28 @@
+"""The games on offer: every variant the engine knows, and how to draw its table."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from patience_gateway.games import views
+from patience_gateway.games.deps import Games
+from patience_gateway.games.replies import Reply
+from patience_gateway.games.shapes import VariantList
+
+
+def _stdlib_json(body: Mapping[str, Any]) -> bytes:
+    # The stdlib's JSON, as these answers always were: non-ASCII text escaped.
+    return json.dumps(body, separators=(",", ":")).encode()
+
+
+async def list_variants(games: Games) -> Reply:
+    variants = await games.ask(games.engine.list_variants(), games.client_problem)
+    body: VariantList = {"variants": [views.variant_summary_json(v) for v in variants]}
+    return Reply(200, _stdlib_json(body))
+
+
+async def get_variant(games: Games, variant_id: str) -> Reply:
+    variant = await games.ask(games.engine.get_variant(variant_id), games.client_problem)
+    return Reply(200, _stdlib_json(views.variant_json(variant)))

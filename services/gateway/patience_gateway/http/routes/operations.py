@@ -1,0 +1,132 @@
+"""Liveness, readiness, metrics, and the problem type descriptions."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from patience_contract.client import EngineClient, EngineError
+from redis.asyncio import Redis
+from solitaire.v1 import engine_pb2
+from starlette.responses import JSONResponse, Response
+
+from patience_gateway.http.metrics import Metrics
+from patience_gateway.http.openapi import RETRY_AFTER_HEADER, problems
+from patience_gateway.http.scrape import ScrapeSources, scrape
+from patience_gateway.http.shapes import Health, ProblemType
+from patience_gateway.problems import KINDS, ProblemError
+from patience_gateway.storage.failures import STORAGE_DOWN
+from patience_gateway.tracing import untraced
+
+log = logging.getLogger("patience_gateway")
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/livez", response_model=Health, summary="The process is alive", responses=problems())
+async def livez() -> JSONResponse:
+    alive: Health = {"status": "ok", "checks": {}}
+    return JSONResponse(alive)
+
+
+async def _redis_ok(redis: Redis, timeout: float) -> bool:
+    try:
+        async with asyncio.timeout(timeout):
+            return bool(await redis.ping())
+    except (*STORAGE_DOWN, TimeoutError):  # type: ignore[misc]
+        return False
+
+
+@router.get(
+    "/readyz",
+    response_model=Health,
+    summary="Redis and the engine answer",
+    responses={
+        503: {**problems(503)[503], "headers": {"Retry-After": RETRY_AFTER_HEADER}},
+        500: problems()[500],
+    },
+)
+async def readyz(request: Request) -> JSONResponse:
+    state = request.app.state
+    engine: EngineClient = state.engine
+    with untraced():  # a probe, every few seconds
+        redis_ok, engine_ok = await asyncio.gather(
+            _redis_ok(state.redis, state.settings.redis_timeout_seconds), engine.health()
+        )
+    retry = {"Retry-After": str(state.settings.retry_after_seconds)}
+    if not redis_ok:
+        raise ProblemError("storage-unavailable", "Redis does not answer PING", headers=retry)
+    if not engine_ok:
+        raise ProblemError("engine-unavailable", "the engine is not SERVING", headers=retry)
+    body: Health = {"status": "ok", "checks": {"redis": "ok", "engine": "ok"}}
+    with untraced():
+        await _add_engine_states(engine, body)
+    return JSONResponse(body)
+
+
+_UNSAFE = (
+    "the engine runs without a seal key, an unsafe development mode: game states are "
+    "stored in plain text (stock order, random deal numbers) and forged states cannot be "
+    "told apart; set ENGINE_SEAL_KEY (docs/operations.md, Keys)"
+)
+
+
+@functools.cache
+def _log_unsafe_once() -> None:
+    log.warning("%s", _UNSAFE)
+
+
+async def _add_engine_states(engine: EngineClient, body: Health) -> None:
+    """How the engine protects states, for the readiness answer (nothing if it cannot
+    say: an engine of an earlier version, or one that just went away)."""
+    try:
+        info = await engine.engine_info()
+    except EngineError:
+        return
+    if info.state_protection == engine_pb2.STATE_PROTECTION_SEALED:
+        body["engine_states"] = "sealed"
+    elif info.state_protection == engine_pb2.STATE_PROTECTION_NONE:
+        _log_unsafe_once()
+        body["engine_states"] = "plain"
+        body["warnings"] = [_UNSAFE]
+
+
+@router.get(
+    "/metrics",
+    summary="Prometheus metrics",
+    response_class=Response,
+    responses={
+        200: {"content": {"text/plain": {}}, "description": "Prometheus text format."},
+        **problems(),
+    },
+)
+async def metrics(request: Request) -> Response:
+    registry: Metrics = request.app.state.metrics
+    sources: ScrapeSources | None = getattr(request.app.state, "scrape", None)
+    with untraced():
+        scraped = None if sources is None else await scrape(sources)
+    return registry.response(scraped)
+
+
+@router.get(
+    "/problems/{code}",
+    response_model=ProblemType,
+    summary="What a problem type means",
+    responses=problems(404),
+)
+async def problem_type(
+    code: Annotated[str, Path(description="A problem code.", examples=["illegal-move"])],
+) -> JSONResponse:
+    kind = KINDS.get(code)
+    if kind is None:
+        raise ProblemError("not-found", f"there is no problem type {code!r}")
+    body: ProblemType = {
+        "code": kind.code,
+        "status": kind.status,
+        "title": kind.title,
+        "description": kind.description,
+    }
+    return JSONResponse(body)

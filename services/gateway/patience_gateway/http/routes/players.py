@@ -1,0 +1,216 @@
+"""/v1/players and /v1/sessions: players without passwords, their sessions, their games
+and statistics (docs/api.md, "Players").
+
+Each route hands its request to the players' service (`players.service`) or the
+records' (`records.service`) and sends its JSON. A player's own routes (`/me/...`) take
+the player's access token, verified without storage.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from fastapi import APIRouter, Query, Request
+from starlette.responses import Response
+
+from patience_gateway.games.shapes import JsonWebKeySet
+from patience_gateway.http.deps import client_of, players_of, records_of, token_of
+from patience_gateway.http.openapi import PLAYER_SCHEME, ok, problems
+from patience_gateway.players.requests import LinkRequest, NewPlayer, PlayerPatch, RefreshRequest
+from patience_gateway.players.shapes import LinkCodeShape, PlayerShape, SessionShape
+from patience_gateway.records.service import MAX_PAGE
+from patience_gateway.records.shapes import GameList, StatisticsShape
+
+players = APIRouter(prefix="/v1/players", tags=["players"])
+sessions = APIRouter(prefix="/v1/sessions", tags=["players"])
+well_known = APIRouter(prefix="/.well-known", tags=["players"])
+
+_PLAYER_ONLY: dict[str, Any] = {"security": [{PLAYER_SCHEME: []}]}
+_PUBLIC: dict[str, Any] = {"security": []}
+
+
+def _json(body: bytes, status: int = 200, **headers: str) -> Response:
+    return Response(
+        body,
+        status,
+        {"Cache-Control": "no-store", **headers},
+        media_type="application/json",
+    )
+
+
+def _me(request: Request) -> str:
+    """The player whose access token the request carries."""
+    return players_of(request).verify(token_of(request)).player_id
+
+
+@players.post(
+    "",
+    status_code=201,
+    response_model=SessionShape,
+    summary="Create a player",
+    description="A new player, without a password: the answer holds an access token "
+    "(short-lived; it opens the player's routes and games) and a refresh token (keep it "
+    "on the device: it gets the next access token). Rate limited per client.",
+    responses={
+        201: ok("The player and its first session."),
+        **problems(400, 413, 415, 422, 429, 503),
+    },
+    openapi_extra=_PUBLIC,
+)
+async def create_player(request: Request, body: NewPlayer | None = None) -> Response:
+    name = body.display_name if body is not None else None
+    answer = await players_of(request).create(name, client_of(request))
+    return _json(answer, 201)
+
+
+@players.get(
+    "/me",
+    response_model=PlayerShape,
+    summary="The player of the access token",
+    responses={200: ok("The player."), **problems(400, 401, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def get_me(request: Request) -> Response:
+    service = players_of(request)
+    return _json(await service.me(_me(request)))
+
+
+@players.patch(
+    "/me",
+    response_model=PlayerShape,
+    summary="Change the player's display name",
+    description="A JSON merge patch: `display_name` set, or null to remove it.",
+    responses={200: ok("The player."), **problems(400, 401, 413, 415, 422, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def patch_me(request: Request, body: PlayerPatch) -> Response:
+    service = players_of(request)
+    player = _me(request)
+    if "display_name" not in body.model_fields_set:  # an empty patch changes nothing
+        return _json(await service.me(player))
+    return _json(await service.rename(player, body.display_name))
+
+
+@players.post(
+    "/me/link-codes",
+    status_code=201,
+    response_model=LinkCodeShape,
+    summary="A code that opens this player on another device",
+    description="Shown on this device, typed on the other (POST /v1/sessions/link) within "
+    "300 s; it works once. At most 5 codes per 10 minutes.",
+    responses={201: ok("The code."), **problems(400, 401, 429, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def create_link_code(request: Request) -> Response:
+    service = players_of(request)
+    return _json(await service.link_code(_me(request)), 201)
+
+
+@players.get(
+    "/me/games",
+    response_model=GameList,
+    summary="The player's games, newest first",
+    description="Each with its record. `state=playing` or `finished`, `variant=` filter "
+    "them; `next` is the next page's address. A game appears once its beginning has "
+    "reached the player's records (moments after it was dealt).",
+    responses={200: ok("A page of games."), **problems(400, 401, 422, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def list_my_games(
+    request: Request,
+    state: Annotated[Literal["playing", "finished"] | None, Query()] = None,
+    variant: Annotated[str | None, Query(max_length=64)] = None,
+    cursor: Annotated[str | None, Query(max_length=256)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
+) -> Response:
+    player = _me(request)
+    answer = await records_of(request).games(
+        player,
+        state=state,
+        variant=variant,
+        cursor=cursor,
+        limit=limit,
+        path=request.url.path,
+    )
+    return _json(answer)
+
+
+@players.get(
+    "/me/stats",
+    response_model=StatisticsShape,
+    summary="The player's statistics, per variant and category",
+    description="Computed by the service from the player's finished games, each counted "
+    "once (docs/api.md, Statistics).",
+    responses={200: ok("The statistics."), **problems(400, 401, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def my_statistics(request: Request) -> Response:
+    player = _me(request)
+    return _json(await records_of(request).statistics(player))
+
+
+@sessions.post(
+    "/refresh",
+    response_model=SessionShape,
+    summary="The next access token (and refresh token) of a device",
+    description="The refresh token is used up: keep the new one. The same token sent again "
+    "within 60 s (a retry) gets the same answer; later, it revokes every session of the "
+    "device (someone else may hold a copy).",
+    responses={200: ok("The new session."), **problems(400, 401, 413, 415, 422, 503)},
+    openapi_extra=_PUBLIC,
+)
+async def refresh(request: Request, body: RefreshRequest) -> Response:
+    return _json(await players_of(request).refresh(body.refresh_token))
+
+
+@sessions.post(
+    "/sign-out",
+    status_code=204,
+    summary="Sign this device out",
+    description="Revokes the device's session: its refresh token (and every one before "
+    "it) no longer works. Access tokens already issued work until they expire.",
+    responses={204: ok("Signed out."), **problems(400, 401, 413, 415, 422, 503)},
+    openapi_extra=_PUBLIC,
+)
+async def sign_out(request: Request, body: RefreshRequest) -> Response:
+    await players_of(request).sign_out(body.refresh_token)
+    return Response(status_code=204)
+
+
+@sessions.post(
+    "/link",
+    status_code=201,
+    response_model=SessionShape,
+    summary="Open a player on this device with a link code",
+    description="The code from POST /v1/players/me/link-codes on the player's other "
+    "device; dashes, spaces and case do not matter. It works once. At most 10 tries a "
+    "minute per client.",
+    responses={
+        201: ok("A new session of the player."),
+        **problems(400, 404, 413, 415, 422, 429, 503),
+    },
+    openapi_extra=_PUBLIC,
+)
+async def link(request: Request, body: LinkRequest) -> Response:
+    return _json(await players_of(request).link(body.code, client_of(request)), 201)
+
+
+@well_known.get(
+    "/jwks.json",
+    response_model=JsonWebKeySet,
+    summary="The public keys of access tokens and signed results",
+    description="A JSON Web Key Set: the current key and the older ones still in use, "
+    "each named by its `kid` (the tokens' and results' `kid` header). Check a signed "
+    "result (GET /v1/games/{game_id}/result) offline with them.",
+    responses={200: ok("The keys."), **problems(503)},
+    openapi_extra=_PUBLIC,
+)
+async def jwks(request: Request) -> Response:
+    keys = players_of(request).signing_keys()
+    return Response(
+        orjson.dumps(keys.jwks()),
+        200,
+        {"Cache-Control": "public, max-age=300"},
+        media_type="application/json",
+    )

@@ -1,0 +1,49 @@
+"""The bench's commands still start: every part named in the table has a module with
+its run function, and each command with a `python -m` of its own answers --help."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.parts import PARTS, SHARED_STACK
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+COMMANDS = [
+    "bench",
+    "bench.parts.rules",
+    "bench.parts.load",
+    "bench.tools.winnability",
+    "bench.tools.streams",
+    "bench.tools.winnable_deals",
+]
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_every_part_has_a_run_function(part: str) -> None:
+    module = importlib.import_module(f"bench.parts.{part}")
+    assert callable(module.run)
+
+
+def test_the_parts_on_the_shared_stack_run_in_a_row() -> None:
+    # the command line starts the shared stack once, before the first of them
+    positions = [PARTS.index(part) for part in SHARED_STACK]
+    assert max(positions) - min(positions) == len(positions) - 1
+
+
+@pytest.mark.parametrize("module", COMMANDS)
+def test_command_answers_help(module: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", module, "--help"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    assert f"python -m {module}" in completed.stdout

@@ -1,0 +1,186 @@
+"""Hints of one position asked by many (patience_engine.hint_answers): a decided answer
+is remembered and given again without a search, whatever the path to the position; a
+flood of the same hint costs one search; what is undecided, cancelled or failed is not
+remembered."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import patience
+import pytest
+from patience_contract.client import EngineClient
+from patience_engine.hint_answers import HintAnswers, decided, position_key
+from solitaire.v1 import engine_pb2
+
+from tests.engine.helpers import EngineThread, engine_running, searching_config, unsealed
+from tests.engine.test_searches import HARD
+
+# A deal whose hint is decided (a winning line found) within the default budget.
+EASY = ("bisley", 7)
+
+
+@pytest.fixture
+def own_engine() -> Iterator[EngineThread]:
+    """An engine of this test's alone, with two search processes: nothing another test
+    asked is remembered in it."""
+    with engine_running(searching_config(processes=2, queue=8)) as engine:
+        yield engine
+
+
+def hints_counted(engine: EngineThread) -> dict[str, float]:
+    assert engine.running is not None
+    metrics = engine.running.metrics
+    return {
+        sample.labels["answer"]: sample.value
+        for metric in metrics.hints.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_total")
+    }
+
+
+def searches_of_hints(engine: EngineThread) -> float:
+    assert engine.running is not None
+    histogram = engine.running.metrics.search_duration
+    return sum(
+        sample.value
+        for metric in histogram.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_count") and sample.labels["kind"] == "hint"
+    )
+
+
+async def test_a_decided_hint_is_given_again_without_a_search(own_engine: EngineThread) -> None:
+    async with EngineClient(own_engine.target, timeout=60) as client:
+        game = await client.new_game(*EASY[:1], deal=EASY[1])
+        first = await client.hint(game.state)
+        assert first.verdict == engine_pb2.VERDICT_WON and first.positions > 0
+        searched = searches_of_hints(own_engine)
+        # the same position, asked with another budget: a decided answer holds for any
+        again = await client.hint(game.state, max_positions=500, max_milliseconds=50)
+        assert again == first
+        assert searches_of_hints(own_engine) == searched
+        assert hints_counted(own_engine) == {"searched": 1.0, "remembered": 1.0}
+
+
+async def test_the_same_position_reached_another_way_shares_the_answer(
+    own_engine: EngineThread,
+) -> None:
+    """Positions differ only by the moves made to reach them: one search between them."""
+    state = patience.get_variant(EASY[0]).new_game(EASY[1])
+    later = patience.State.from_parts(
+        state.variant,
+        state.piles,
+        options=state.options,
+        deal=state.deal,
+        moves_made=state.moves_made + 12,
+        redeals_left=state.redeals_left,
+        draws=state.draws,
+    )
+    assert later != state and position_key(later) == position_key(state)
+    async with EngineClient(own_engine.target, timeout=60) as client:
+        first = await client.hint(unsealed(state))
+        second = await client.hint(unsealed(later))
+    assert second == first
+    assert hints_counted(own_engine) == {"searched": 1.0, "remembered": 1.0}
+
+
+async def test_a_flood_of_one_undecided_hint_costs_one_search_and_is_not_remembered(
+    own_engine: EngineThread,
+) -> None:
+    async with EngineClient(own_engine.target, timeout=60) as client:
+        game = await client.new_game(*HARD[:1], deal=HARD[1])
+        budget = {"max_positions": 20_000, "max_milliseconds": 2000}
+        replies = await asyncio.gather(*(client.hint(game.state, **budget) for _ in range(8)))
+        assert all(reply == replies[0] for reply in replies)
+        assert replies[0].verdict == engine_pb2.VERDICT_UNKNOWN
+        assert searches_of_hints(own_engine) == 1
+        counted = hints_counted(own_engine)
+        assert counted["searched"] == 1 and counted["shared"] == 7
+        assert "remembered" not in counted
+        # undecided: the next hint of the position searches again
+        await client.hint(game.state, **budget)
+        assert searches_of_hints(own_engine) == 2
+
+
+# ---------------------------------------------------------------- the table alone
+
+
+class Counted:
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def hint_answered(self, how: str) -> None:
+        self.seen.append(how)
+
+
+def hint_reply(verdict: int) -> bytes:
+    return engine_pb2.HintResponse(verdict=verdict, positions=7).SerializeToString()
+
+
+async def test_only_decided_answers_are_remembered() -> None:
+    answers = HintAnswers(Counted())
+    for verdict, kept in (
+        (engine_pb2.VERDICT_WON, True),
+        (engine_pb2.VERDICT_LOST, True),
+        (engine_pb2.VERDICT_UNKNOWN, False),
+    ):
+        reply = hint_reply(verdict)
+        assert decided(reply) is kept
+
+        async def search(reply: bytes = reply) -> bytes:
+            return reply
+
+        assert await answers.answer(("position", verdict), "budget", search) == reply
+    assert len(answers) == 2
+
+
+async def test_when_the_searching_call_goes_away_a_waiting_call_searches_itself() -> None:
+    counted = Counted()
+    answers = HintAnswers(counted)
+    started = asyncio.Event()
+    reply = hint_reply(engine_pb2.VERDICT_UNKNOWN)
+
+    async def never_ends() -> bytes:
+        started.set()
+        await asyncio.Event().wait()
+        raise AssertionError("not reached")
+
+    async def answers_at_once() -> bytes:
+        return reply
+
+    first = asyncio.create_task(answers.answer("p", "b", never_ends))
+    await started.wait()
+    second = asyncio.create_task(answers.answer("p", "b", answers_at_once))
+    for _ in range(5):  # the second call finds the search under way, and waits on it
+        await asyncio.sleep(0)
+    assert not second.done()
+    first.cancel()
+    assert await second == reply
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    assert counted.seen == ["searched"]
+
+
+async def test_a_failed_search_fails_its_waiters_and_is_not_remembered() -> None:
+    answers = HintAnswers(Counted())
+    release = asyncio.Event()
+
+    async def fails() -> bytes:
+        await release.wait()
+        raise RuntimeError("the search process died")
+
+    calls = [asyncio.create_task(answers.answer("p", "b", fails)) for _ in range(3)]
+    await asyncio.sleep(0.05)
+    release.set()
+    for call in calls:
+        with pytest.raises(RuntimeError, match="died"):
+            await call
+    assert len(answers) == 0
+    reply = hint_reply(engine_pb2.VERDICT_WON)
+
+    async def wins() -> bytes:
+        return reply
+
+    assert await answers.answer("p", "b", wins) == reply

@@ -1,0 +1,97 @@
+"""The order the search tries moves in (docs/solver.md, "How it searches"): to the
+foundations; onto other piles, those that uncover a card the foundations want first,
+then a card that can move on, then an emptied pile where empty piles take cards, short
+piles first, cards from the waste among the first; to an empty pile; to a cell (by the
+same order); deal; redeal; withdraw. The order does not change a verdict, but it is how
+soon a win is found, and a hint's best move within its budget."""
+
+from __future__ import annotations
+
+import random
+
+import patience
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from patience import State
+from patience.compiled import rules_of
+from patience.solver.model import DEAL, REDEAL, TRANSFER, WITHDRAW, Model, Position, SolverMove
+from patience.solver.pruning import MoveChooser
+
+from tests.oracle import Walk, played_games, position
+from tests.solver.soundness import near_end
+
+VARIANT_IDS = list(patience.VARIANTS)
+FOUNDATION, BUILD, TO_EMPTY, TO_CELL, OTHER = range(5)
+OTHER_ORDER = {DEAL: 0, REDEAL: 1, WITHDRAW: 2}
+
+
+def kind(model: Model, pos: Position, move: SolverMove) -> int:
+    what, _, target, _ = move
+    if what != TRANSFER:
+        return OTHER
+    if target >= model.found_base:
+        return FOUNDATION
+    if target >= model.cell_base:
+        return TO_CELL
+    return BUILD if pos[0][target] else TO_EMPTY
+
+
+def promise(model: Model, pos: Position, move: SolverMove) -> int:
+    """How promising a move off a pile is, read from the documented order."""
+    tab, _, found, _, _, _, _ = pos
+    _, source, _, count = move
+    if source == model.waste_index:
+        return 60  # among the first: the stock moves on
+    pile = tab[source]
+    rest = len(pile) - count
+    if rest == 0:
+        return 70 if model.fills else 0  # an emptied pile, of use only where piles fill
+    uncovered = pile[rest - 1]
+    wanted = {model.found_next[j][found[j]] for j in range(model.nfound)}
+    if uncovered in wanted:
+        return 100 - rest
+    tops = {p[-1] for p in tab if p}
+    if any(uncovered in model.wants[top] for top in tops):
+        return 50 - rest
+    return 30 - rest
+
+
+def check_order(state: State) -> None:
+    model = Model(rules_of(state), state.deal)
+    pos = model.position(state)
+    chosen = MoveChooser(model)(pos)
+    kinds = [kind(model, pos, m) for m in chosen]
+    assert kinds == sorted(kinds), (kinds, str(state))
+    others = [OTHER_ORDER[m[0]] for m in chosen if m[0] != TRANSFER]
+    assert others == sorted(others), str(state)
+    for group in (BUILD, TO_CELL):
+        scores = [promise(model, pos, m) for m, k in zip(chosen, kinds, strict=True) if k == group]
+        assert scores == sorted(scores, reverse=True), (group, scores, str(state))
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_moves_are_tried_in_the_documented_order(variant_id: str, data: st.DataObject) -> None:
+    walk: Walk = data.draw(played_games(variant_id, max_moves=40))
+    for state in walk.states[::8]:
+        check_order(state)
+    check_order(near_end(variant_id, random.Random(data.draw(st.integers(0, 2**32 - 1)))))
+
+
+def test_what_uncovers_a_wanted_card_comes_first() -> None:
+    """Bisley: of two builds, the one that uncovers the card its foundation wants is
+    tried first, though its pile comes later."""
+    state = position(
+        "bisley",
+        t={"t1": "9D", "t2": "7C 8D", "t5": "4C 7D"},
+        f={"f1": "3C", "f5": "TC", "f2": "8S", "f6": "9S", "f3": "KH", "f7": "-"}
+        | {"f4": "5D", "f8": "QD"},
+        n=0,
+    )
+    model = Model(rules_of(state), state.deal)
+    chosen = [str(model.library_move(m)) for m in MoveChooser(model)(model.position(state))]
+    builds = [m for m in chosen if m in ("t2-t1", "t5-t2")]
+    assert builds == ["t5-t2", "t2-t1"], chosen
+    check_order(state)
