@@ -6,7 +6,7 @@ import json
 import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +121,20 @@ class SteadyClock:
         self.now_ms += 1000
         return self.now_ms
 
+    def read(self) -> int:
+        """The time now, the clock left where it is."""
+        return self.now_ms
+
+
+def use_clock(app: FastAPI, clock: Callable[[], int]) -> None:
+    """Gives the gateway's records `clock`. Its outbox drain, which works in the
+    background, reads a SteadyClock without moving it: otherwise the times a test's
+    requests write would depend on when the drain happened to look."""
+    app.state.games.clock = clock
+    drain = getattr(app.state, "drain", None)
+    if drain is not None:
+        drain.settings = replace(drain.settings, clock=getattr(clock, "read", clock))
+
 
 @asynccontextmanager
 async def running_gateway(
@@ -128,7 +142,7 @@ async def running_gateway(
 ) -> AsyncIterator[Gateway]:
     app = create_app(settings)
     async with app.router.lifespan_context(app):
-        app.state.games.clock = clock or SteadyClock()
+        use_clock(app, clock or SteadyClock())
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
             yield Gateway(app, http)

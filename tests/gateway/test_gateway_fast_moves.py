@@ -22,6 +22,7 @@ from tests.gateway.helpers import (
     SteadyClock,
     assert_problem,
     running_gateway,
+    use_clock,
 )
 
 LEGAL = "{legal}"  # replaced by a legal move of the game's deal
@@ -99,7 +100,7 @@ async def without_fast_path(settings: Settings) -> AsyncIterator[Gateway]:
     app = create_app(dataclasses.replace(settings, speed_paths=True))
     app.user_middleware = [m for m in app.user_middleware if m.cls is not MoveFastPath]
     async with app.router.lifespan_context(app):
-        app.state.games.clock = SteadyClock()
+        use_clock(app, SteadyClock())
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
             yield Gateway(app, http)

@@ -159,8 +159,8 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
         if database is not None:
             abandon_after = timedelta(seconds=settings.abandon_after_seconds)
 
-            async def abandon(game_id: str) -> AbandonCheck:
-                return await ending.abandon(games, game_id, abandon_after)
+            async def abandon(game_id: str, now: int) -> AbandonCheck:
+                return await ending.abandon(games, game_id, abandon_after, now)
 
             app.state.drain = OutboxDrain(
                 outbox,

@@ -112,11 +112,11 @@ async def claim(games: Games, game_id: str, access_token: str, game_token: str) 
     return await _written(games, game_id, result, payload, entry, None)
 
 
-async def abandon(games: Games, game_id: str, abandon_after: timedelta) -> AbandonCheck:
-    """Ends a player's game as abandoned if it has not changed for `abandon_after`
-    (for the drain, which finds the games due in PostgreSQL)."""
+async def abandon(games: Games, game_id: str, abandon_after: timedelta, now: int) -> AbandonCheck:
+    """Ends a player's game as abandoned if at `now` (milliseconds since the epoch) it
+    has not changed for `abandon_after` (for the drain, which finds the games due in
+    PostgreSQL; the game may have changed since)."""
     loaded = await games.store.peek(game_id)
-    now = games.clock()
     if loaded is None:
         if await games.store.has_outbox(game_id):  # its end waits to be drained
             return AbandonCheck(AbandonResult.LATER, _moment(now) + timedelta(minutes=5))

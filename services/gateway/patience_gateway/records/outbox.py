@@ -66,7 +66,8 @@ class AbandonCheck:
 
 
 # game id -> what was done with it; supplied by the games layer (games.ending)
-Abandon = Callable[[str], Awaitable[AbandonCheck]]
+# (game id, the moment of the check in milliseconds since the epoch)
+Abandon = Callable[[str, int], Awaitable[AbandonCheck]]
 
 
 def _now_ms() -> int:
@@ -179,11 +180,14 @@ class OutboxDrain:
 
     async def check_abandoned(self) -> bool:
         """Ends the players' games left too long; whether any was due."""
-        now = datetime.fromtimestamp(self.settings.clock() / 1000, UTC)
+        # One reading for the whole round: which games are due and whether each still
+        # is are judged at the same moment.
+        now_ms = self.settings.clock()
+        now = datetime.fromtimestamp(now_ms / 1000, UTC)
         async with self.database.transaction() as connection:
             due = await repository.games_to_check(connection, now, GAMES_PER_ROUND)
         for game_id in due:
-            found = await self.abandon(game_id)
+            found = await self.abandon(game_id, now_ms)
             async with self.database.transaction() as connection:
                 if found.outcome == AbandonResult.GONE:
                     await repository.record_lost(connection, game_id, now)
