@@ -6,7 +6,7 @@ import dataclasses
 
 import patience
 import pytest
-from patience import Move, MoveKind, NotationError
+from patience import InvalidState, Move, MoveKind, NotationError
 
 from tests.oracle import (
     RANKS,
@@ -274,3 +274,83 @@ def test_states_are_immutable_values_compared_on_every_field() -> None:
         other = patience.State.from_parts(state.variant, state.piles, **(parts | {field: value}))
         assert other != state, field
     assert state.apply(Move.redeal()) != state
+
+
+# --- what each refusal of a state's text says ---------------------------------------------
+
+NAPOLEON = str(patience.get_variant("napoleon-at-st-helena").new_game(1))
+CODY = str(patience.get_variant("cody").new_game(1))
+
+
+def _field(text: str, name: str) -> str:
+    return next(f for f in text.split(" ") if f.startswith(name + ":"))
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "expected a state such as 'la-belle-lucie t:... f:... n:2 m:0 d:1/51'"),
+        (
+            GOOD.replace(" n:2", ""),
+            "expected 6 space-separated fields for la-belle-lucie: the variant, "
+            "then t: f: n: m: d:",
+        ),
+        (
+            NAPOLEON.replace(" w:-", ""),
+            "expected 8 space-separated fields for napoleon-at-st-helena: the variant, "
+            "then t: f: s: w: n: m: d:",
+        ),
+        (GOOD.replace("t:", "T:"), "expected field 't:', got 'T:"),
+        (GOOD.replace("n:2", "n:x"), "expected a whole number in field 'n:', got 'x'"),
+        (GOOD.replace("m:0", "m:"), "expected a whole number in field 'm:', got ''"),
+        (GOOD.replace("d:1/51", "d:x/51"), "expected a whole number in field 'd:', got 'x'"),
+        (GOOD.replace("d:1/51", "d:1"), "in field 'd:<deal>/', got ''"),
+        (GOOD.replace("d:1/51", "d:1/x"), "in field 'd:<deal>/', got 'x'"),
+        (GOOD.replace("d:1/51", "d:1/51/3"), "in field 'd:<deal>/', got '51/3'"),
+        (GOOD.replace("n:2", "n:²"), "expected a whole number in field 'n:', got '²'"),
+    ],
+)
+def test_a_malformed_state_says_what_is_wrong(text: str, words: str) -> None:
+    with pytest.raises(NotationError) as info:
+        patience.parse_state(text)
+    assert words in str(info.value), str(info.value)
+    if not text:
+        assert str(info.value) == words
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (GOOD.replace("/6H ", "/6H/- "), "expected 18 tableau piles, got 19"),
+        (
+            CODY.replace(_field(CODY, "r"), "r:-/-/-/-/-/-/-"),
+            "expected 8 reserve cells, got 7",
+        ),
+        (NAPOLEON.replace(" w:-", " w:-/-"), "expected 1 waste, got 2"),
+        (
+            NAPOLEON.replace(_field(NAPOLEON, "s"), "s:-/" + _field(NAPOLEON, "s")[2:]),
+            "expected 1 stock, got 2",
+        ),
+        (GOOD.replace("f:-/-/-/-", "f:-/-/-"), "expected 4 foundations, got 3"),
+    ],
+)
+def test_a_wrong_count_of_piles_says_which(text: str, words: str) -> None:
+    with pytest.raises(InvalidState) as info:
+        patience.parse_state(text)
+    assert info.value.reason == "WRONG_PILE_COUNT"
+    assert words in str(info.value), str(info.value)
+
+
+def test_a_foundation_of_another_suit_is_named() -> None:
+    with pytest.raises(InvalidState) as info:
+        patience.parse_state(GOOD.replace("f:-/-/-/-", "f:5H/-/-/-"))
+    assert info.value.reason == "BAD_FOUNDATION"
+    assert "f1 cannot hold 5H" in str(info.value)
+
+
+def test_an_unknown_option_is_named_before_the_fields_are_read() -> None:
+    """The variant and its options come first: a client that misspells an option hears
+    of that, not of a field count that follows from it."""
+    text = GOOD.replace("la-belle-lucie", "napoleon-at-st-helena+fast").replace(" n:2", "")
+    with pytest.raises(patience.UnknownOption):
+        patience.parse_state(text)

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import patience
 import pytest
-from patience import InvalidState, State
+from patience import InvalidState, State, validation
 
 from tests.oracle import SHAPES, cards, position
 
@@ -297,3 +297,163 @@ def test_error_codes() -> None:
 def test_deal_numbers_are_whole_numbers(deal: object) -> None:
     with pytest.raises(patience.BadDealNumber):
         patience.get_variant("usk").new_game(deal)
+
+
+# --- what each refusal says, and the positions at the edges ---------------------------
+
+
+def refusal(build: Callable[[], object]) -> InvalidState:
+    with pytest.raises(InvalidState) as info:
+        build()
+    return info.value
+
+
+def test_an_ace_dealt_to_its_foundation_never_leaves_it() -> None:
+    """Bisley deals its aces to the foundations, and they never move again: an empty ace
+    foundation (its ace among the columns) is no position of the game."""
+
+    def ace_back(piles: dict[str, tuple[int, ...]]) -> None:
+        piles["t1"], piles["f1"] = piles["t1"] + piles["f1"], ()
+
+    error = refusal(lambda: rebuild(new("bisley"), ace_back))
+    assert error.reason == "BAD_FOUNDATION"
+    assert "f1 holds its ace from the deal on" in str(error)
+
+
+def test_a_foundation_out_of_order_names_the_card_it_starts_from() -> None:
+    two = cards("2C")
+
+    def two_first(piles: dict[str, tuple[int, ...]]) -> None:  # 2C alone on clubs' f1
+        for pile_id, pile in piles.items():
+            piles[pile_id] = tuple(c for c in pile if c != two[0])
+        piles["f1"] = two
+
+    error = refusal(lambda: rebuild(new("la-belle-lucie", 1), two_first))
+    assert error.reason == "BAD_FOUNDATION"
+    assert "f1 must hold a run from AC in its suit and direction" in str(error)
+
+
+def test_wrong_cards_are_named() -> None:
+    state = new("la-belle-lucie", 1)
+
+    def swap(piles: dict[str, tuple[int, ...]]) -> None:  # 4S and KS out, 3S and JD again
+        piles["t1"] = (piles["t1"][0], *cards("3S JD"))
+
+    message = str(refusal(lambda: rebuild(state, swap)))
+    assert message == "la-belle-lucie holds every card 1 time(s): missing 4S KS; too many 3S JD"
+
+
+def test_the_waste_holds_no_more_cards_than_the_stock_has_dealt() -> None:
+    state = new("napoleon-at-st-helena", 1)
+
+    def to_waste(piles: dict[str, tuple[int, ...]]) -> None:  # a column's card, not dealt
+        piles["waste"], piles["t1"] = piles["t1"][-1:], piles["t1"][:-1]
+
+    error = refusal(lambda: rebuild(state, to_waste))
+    assert error.reason == "WRONG_CARDS"
+    assert "the stock and waste cannot hold 64 and 1 cards" in str(error)
+
+
+def test_cards_dealt_need_moves_to_deal_them() -> None:
+    state = new("napoleon-at-st-helena", 1)
+
+    def deal_three(piles: dict[str, tuple[int, ...]]) -> None:
+        piles["waste"], piles["stock"] = piles["stock"][-3:][::-1], piles["stock"][:-3]
+
+    error = refusal(lambda: rebuild(state, deal_three, moves_made=2))
+    assert error.reason == "BAD_COUNTER"
+    assert "0 redeal(s) and 3 card(s) dealt need at least 3 moves" in str(error)
+    assert rebuild(state, deal_three, moves_made=3).moves_made == 3
+
+
+@pytest.mark.parametrize(
+    ("counters", "words"),
+    [
+        ({"redeals_left": -1}, "redeals_left must be a whole number >= 0"),
+        ({"moves_made": -1}, "moves_made must be a whole number >= 0"),
+        ({"draws": -1}, "draws must be a whole number >= 0"),
+        ({"draws": "51"}, "draws must be a whole number >= 0"),
+        ({"draws": True}, "draws must be a whole number >= 0"),
+        ({"draws": 1.5}, "draws must be a whole number >= 0"),
+        ({"draws": 0}, "draws must be 51 (the opening shuffle), got 0"),
+        ({"redeals_left": 3}, "redeals_left must lie in 0..2, got 3"),
+    ],
+)
+def test_each_bad_counter_is_named(counters: dict[str, object], words: str) -> None:
+    state = new("la-belle-lucie")
+    error = refusal(lambda: rebuild(state, lambda p: None, **counters))  # type: ignore[arg-type]
+    assert (error.reason, str(error)) == ("BAD_COUNTER", words)
+
+
+def test_a_redeal_of_one_card_draws_nothing() -> None:
+    """Shuffling n cards draws n - 1 numbers: a redeal of a tableau down to one card
+    draws none, so the opening shuffle's draws alone are right after it."""
+    state = position("la-belle-lucie", t={"t1": "KS"}, n=1, draws=51)
+    assert (state.redeals_left, state.draws) == (1, 51)
+    error = refusal(lambda: rebuild(state, lambda p: None, draws=103))
+    assert error.reason == "BAD_COUNTER"
+    assert "after 1 redeal(s) with 1 tableau cards, draws must lie in 51..102, got 103" in str(
+        error
+    )
+
+
+def test_the_full_sets_of_the_fast_path_are_the_sorted_packs() -> None:
+    """The usual check compares the sorted cards with the full set of the game's packs,
+    made once per pack count; made again from nothing, it is the same."""
+    validation._FULL_SETS.clear()
+    for variant_id in ("bisley", "the-fifteen"):  # one pack, two packs
+        state = new(variant_id)
+        assert rebuild(state, lambda p: None) == state
+    assert {
+        1: list(range(52)),
+        2: sorted(list(range(52)) * 2),
+    } == validation._FULL_SETS
+
+
+# --- from_trusted_parts ------------------------------------------------------------------
+
+
+def trusted(state: State, piles: object = None, **changes: object) -> State:
+    fields: dict[str, object] = {
+        "options": state.options,
+        "redeals_left": state.redeals_left,
+        "moves_made": state.moves_made,
+        "deal": state.deal,
+        "draws": state.draws,
+    } | changes
+    return State.from_trusted_parts(
+        state.variant,
+        state.piles if piles is None else piles,  # type: ignore[arg-type]
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def test_a_trusted_state_keeps_its_options() -> None:
+    state = new("napoleon-at-st-helena", 3)
+    strict = trusted(state, options=["fill_from_waste_only"])
+    assert strict.options == frozenset({"fill_from_waste_only"})
+    assert strict == patience.get_variant("napoleon-at-st-helena").new_game(
+        3, options=["fill_from_waste_only"]
+    )
+
+
+def test_a_trusted_state_takes_a_whole_suit_on_a_foundation() -> None:
+    state = position("la-belle-lucie", t={"t1": "KS"})
+    assert [len(pile) for pile in state.piles[-4:]] == [13, 12, 13, 13]
+    assert trusted(state) == state
+
+
+def test_a_trusted_state_refuses_what_the_rules_cannot_run_on() -> None:
+    state = position("la-belle-lucie", t={"t1": "KS"})
+    missing = [list(pile) for pile in state.piles]
+    missing[0] = []
+    error = refusal(lambda: trusted(state, missing))
+    assert (error.reason, str(error)) == (
+        "WRONG_CARDS",
+        "la-belle-lucie holds 52 cards, each a code in 0..51",
+    )
+    overfull = [list(pile) for pile in state.piles]
+    overfull[-1] = overfull[-1] + overfull[0]  # a fourteenth card on a whole suit
+    overfull[0] = []
+    error = refusal(lambda: trusted(state, overfull))
+    assert (error.reason, str(error)) == ("BAD_FOUNDATION", "f4 holds more than a suit")

@@ -68,7 +68,7 @@ def read_state(text: str, find_variant: Callable[[str], Variant]) -> State:
     piles += _parse_foundations(rules, values["f"])
     if "s" in values:
         piles += _parse_piles(values["s"], 1, "stock") + _parse_piles(values["w"], 1, "waste")
-    deal, slash, draws = values["d"].partition("/")
+    deal, _, draws = values["d"].partition("/")  # no slash: no draws, refused below
     return State.from_parts(
         variant,
         piles,
@@ -76,7 +76,7 @@ def read_state(text: str, find_variant: Callable[[str], Variant]) -> State:
         redeals_left=_number(values["n"], "n:"),
         moves_made=_number(values["m"], "m:"),
         deal=_number(deal, "d:"),
-        draws=_number(draws if slash else "", "d:<deal>/"),
+        draws=_number(draws, "d:<deal>/"),
     )
 
 
