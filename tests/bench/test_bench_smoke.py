@@ -14,6 +14,10 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
+# One worker takes the whole module, so the quick run (some two minutes) runs once and
+# not once per worker that got one of its tests.
+pytestmark = pytest.mark.xdist_group("bench")
+
 TINY = [
     "--quick",
     "--seconds", "0.3",
