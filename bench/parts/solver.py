@@ -34,6 +34,8 @@ OUTLOOK_GAMES = 20
 HINTS_PER_VARIANT = 12
 MOVES_TIMED = 300
 SEARCHES_BESIDE = 2
+# each search beside the moves, in milliseconds (they follow one another)
+SEARCH_MILLISECONDS = 2_000
 FIRST_DEAL = 1
 # hints asked at once in a flood, and floods per variant
 FLOOD = 8
@@ -345,9 +347,12 @@ def move_latency_beside_searches(report: Report, client: SyncEngineClient, moves
     stop = threading.Event()
 
     def search() -> None:
+        # Solves of two seconds one after another: the processes stay busy for the
+        # whole measurement, and stop within two seconds of its end (a solve of the
+        # full budget would go on for up to twenty, burning both cores for nothing).
         while not stop.is_set():
             try:
-                client.solve(hard.state, max_milliseconds=20_000, timeout=25)
+                client.solve(hard.state, max_milliseconds=SEARCH_MILLISECONDS, timeout=10)
             except EngineError:
                 return
 
