@@ -7,12 +7,13 @@ import itertools
 import json
 import random
 from collections import Counter
+from collections.abc import Iterator
 
 import patience
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from patience import IllegalMove, Move, MoveKind, State, Status
+from patience import IllegalMove, Move, MoveKind, State, Status, compiled
 
 from tests.oracle import (
     SHAPES,
@@ -336,3 +337,39 @@ def test_long_games_follow_the_rules(variant_id: str) -> None:
         last = steps[-1][0]
         assert {str(m) for m in last.legal_moves()} == oracle_moves(last), str(last)
         check_state(last)
+
+
+# --- the rules compiled again --------------------------------------------------------------
+
+
+@pytest.fixture
+def compiled_afresh() -> Iterator[dict[object, object]]:
+    """Every variant's rules compiled again within the test, the earlier ones put back
+    after. A variant's tables are made once, when it is first played, so without this
+    only the first compilation in a process meets a test."""
+    saved = dict(compiled._RULESETS)
+    compiled._RULESETS.clear()
+    try:
+        yield dict(saved)
+    finally:
+        compiled._RULESETS.clear()
+        compiled._RULESETS.update(saved)
+
+
+@pytest.mark.parametrize("variant_id", VARIANTS)
+def test_rules_compiled_again_follow_the_rules(
+    variant_id: str, compiled_afresh: dict[object, object]
+) -> None:
+    """The compilation itself (build, fill and foundation tables) against the independent
+    reading of RULES.md: legal moves and the piles after each move, from the deal to a
+    late position of long games, and on the hand-built positions."""
+    fresh = patience.get_variant(variant_id).new_game(17)
+    assert compiled.rules_of(fresh) not in compiled_afresh.values()
+    for deal, seed in ((17, 1), (6, 5)):
+        steps = long_game(variant_id, deal, seed)
+        for (before, move), (after, _) in itertools.pairwise(steps):
+            piles, draws = piles_after(before, move)
+            assert piles_by_id(after) == piles and after.draws == draws, f"{move} from {before}"
+            assert {str(m) for m in before.legal_moves()} == oracle_moves(before), str(before)
+    for state in fixed_positions(variant_id):
+        assert {str(m) for m in state.legal_moves()} == oracle_moves(state), str(state)

@@ -457,3 +457,45 @@ def test_a_trusted_state_refuses_what_the_rules_cannot_run_on() -> None:
     overfull[0] = []
     error = refusal(lambda: trusted(state, overfull))
     assert (error.reason, str(error)) == ("BAD_FOUNDATION", "f4 holds more than a suit")
+
+
+# --- what the other refusals say ------------------------------------------------------------
+
+
+def test_unknown_names_are_told_back() -> None:
+    with pytest.raises(patience.UnknownOption) as option:
+        patience.get_variant("usk").new_game(1, options=["fast"])
+    assert (str(option.value), option.value.name) == ("no option of usk is called 'fast'", "fast")
+    assert str(patience.UnknownOption("fast")) == "no option is called 'fast'"
+    with pytest.raises(patience.UnknownVariant) as variant:
+        patience.get_variant("klondike")
+    assert variant.value.name == "klondike"
+    assert str(variant.value) == "no game variant is called 'klondike'"
+
+
+def test_other_refusals_say_what_is_wrong() -> None:
+    with pytest.raises(patience.BadDealNumber) as deal:
+        patience.get_variant("usk").new_game(1.5)  # type: ignore[arg-type]
+    assert str(deal.value) == "a deal number is a whole number, got 1.5"
+    with pytest.raises(ValueError, match=r"^no card has code 52$"):
+        patience.cards.card_name(52)
+    assert patience.cards.card_name(51) == "KD"
+    with pytest.raises(IndexError, match=r"^no move to take back$"):
+        patience.Game("usk", 1).pop()
+
+
+def test_a_variants_options_are_its_own_and_read_only() -> None:
+    napoleon = patience.get_variant("napoleon-at-st-helena")
+    assert napoleon.describe()["options"] == [
+        {
+            "name": "fill_from_waste_only",
+            "description": "an empty column may be filled only from the waste",
+        }
+    ]
+    with pytest.raises(TypeError):
+        napoleon.options["fast"] = "more"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        napoleon.option_changes["fast"] = {}  # type: ignore[index]
+    strict = napoleon.ruleset(frozenset({"fill_from_waste_only"}))
+    assert strict.options == frozenset({"fill_from_waste_only"})
+    assert napoleon.ruleset().options == frozenset()
