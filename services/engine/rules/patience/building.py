@@ -7,7 +7,7 @@ once, and every move, legal-move list and solver step reads those tables.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -84,14 +84,3 @@ FillRule.WASTE_ONLY = FillRule(
     lambda head, source: source is PileKind.WASTE,
     "empty_pile_from_waste_only",
 )
-
-
-def run_length(pile: Sequence[Card], rule: BuildRule) -> int:
-    """How many cards at the top of ``pile`` form a run: each fits onto the one below."""
-    length = 1 if pile else 0
-    fits = rule.fits
-    for i in range(len(pile) - 1, 0, -1):
-        if not fits(pile[i], pile[i - 1]):
-            break
-        length += 1
-    return length

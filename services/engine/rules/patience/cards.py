@@ -33,10 +33,6 @@ def is_red(card: Card) -> bool:
     return card >= 26
 
 
-def make_card(rank_: int, suit_: int) -> Card:
-    return suit_ * 13 + rank_ - 1
-
-
 def card_name(card: Card) -> str:
     """``"JD"``, ``"AS"``, ``"TH"``."""
     if not 0 <= card < CARDS_PER_PACK:
@@ -59,13 +55,8 @@ def start_order(packs: int) -> list[Card]:
     return list(range(CARDS_PER_PACK)) * packs
 
 
-def cards_text(cards: tuple[Card, ...] | list[Card]) -> str:
-    """Cards written together, bottom card first: ``JDKS4S``."""
-    return "".join([CARD_NAMES[c] for c in cards])
-
-
 def parse_cards(text: str) -> tuple[Card, ...]:
-    """The inverse of :func:`cards_text`."""
+    """Cards written together, bottom card first (``JDKS4S``), read back."""
     if len(text) % 2:
         raise NotationError(f"expected cards written as pairs like JDKS4S, got {text!r}")
     return tuple(parse_card(text[i : i + 2]) for i in range(0, len(text), 2))
