@@ -5,7 +5,12 @@ only in the deals of the games built from it."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import patience
 import pytest
+from patience.building import BuildRule, FillRule
+from patience.cards import CARD_NAMES, parse_card
 from patience.dealing import (
     deal_in_fours,
     deal_in_shrinking_rows,
@@ -77,3 +82,44 @@ def test_dealing_in_thirds_from_the_end() -> None:
     ]  # fmt: skip
     with pytest.raises(ValueError, match=r"^more cards than the fans hold$"):
         deal_in_thirds("x" * 10, 3)
+
+
+@pytest.mark.parametrize(
+    ("rule", "wanted"),
+    [
+        (BuildRule.NONE, {"2H": "", "7S": "", "KD": "", "AC": ""}),
+        (BuildRule.DOWN_IN_SUIT, {"2H": "AH", "7S": "6S", "KD": "QD", "AC": ""}),
+        (BuildRule.UP_OR_DOWN_IN_SUIT, {"2H": "AH 3H", "7S": "6S 8S", "KD": "QD", "AC": "2C"}),
+        (BuildRule.DOWN_ALTERNATE_COLOUR, {"2H": "AC AS", "7S": "6H 6D", "KD": "QC QS", "AC": ""}),
+    ],
+)
+def test_what_each_build_rule_takes(rule: BuildRule, wanted: dict[str, str]) -> None:
+    """Every card a pile with `top` on it takes, in code order (a rule none of the nine
+    games uses is as exact as the rest)."""
+    for top, cards in wanted.items():
+        names = tuple(CARD_NAMES[c] for c in rule.wanted(parse_card(top)))
+        assert names == tuple(cards.split()), (rule, top)
+
+
+def test_options_make_declarations_of_their_own() -> None:
+    """An option's declaration is a variant like any other (its options read-only), and
+    an option that changes no field leaves the declaration as it was."""
+    napoleon = patience.get_variant("napoleon-at-st-helena")
+    strict = napoleon.with_options({"fill_from_waste_only"})
+    assert strict.fill is FillRule.WASTE_ONLY and napoleon.fill is FillRule.ANY_CARD
+    with pytest.raises(TypeError):
+        strict.options["fast"] = "more"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        strict.option_changes["fast"] = {}  # type: ignore[index]
+    flagged = dataclasses.replace(
+        napoleon,
+        options={**napoleon.options, "note": "no change"},
+        option_changes=dict(napoleon.option_changes),
+    )
+    with pytest.raises(TypeError):  # a declaration given plain dicts keeps read-only ones
+        flagged.options["fast"] = "more"  # type: ignore[index]
+    with pytest.raises(TypeError):
+        flagged.option_changes["fast"] = {}  # type: ignore[index]
+    same = flagged.with_options({"note"})
+    for field in dataclasses.fields(flagged):  # variants compare by identity
+        assert getattr(same, field.name) == getattr(flagged, field.name), field.name

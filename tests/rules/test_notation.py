@@ -354,3 +354,9 @@ def test_an_unknown_option_is_named_before_the_fields_are_read() -> None:
     text = GOOD.replace("la-belle-lucie", "napoleon-at-st-helena+fast").replace(" n:2", "")
     with pytest.raises(patience.UnknownOption):
         patience.parse_state(text)
+
+
+def test_a_moves_repr_reads_back() -> None:
+    move = Move.parse("t4-t7/3")
+    assert repr(move) == "Move.parse('t4-t7/3')"
+    assert eval(repr(move), {"Move": Move}) == move

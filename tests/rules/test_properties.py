@@ -306,11 +306,13 @@ def test_a_move_of_no_known_kind() -> None:
     assert not state.is_legal(bogus)
 
 
-def long_game(variant_id: str, deal: int, seed: int, limit: int = 250) -> list[tuple[State, Move]]:
+def long_game(
+    variant_id: str, deal: int, seed: int, limit: int = 250, options: tuple[str, ...] = ()
+) -> list[tuple[State, Move]]:
     """A long game that favours foundation moves and avoids redealing early, so that it
     reaches the middle and the end of a game (emptied piles, cells, a spent stock)."""
     rng = random.Random(seed)
-    state = patience.get_variant(variant_id).new_game(deal)
+    state = patience.get_variant(variant_id).new_game(deal, options=options)
     steps = []
     for _ in range(limit):
         legal = state.legal_moves()
@@ -373,3 +375,15 @@ def test_rules_compiled_again_follow_the_rules(
             assert {str(m) for m in before.legal_moves()} == oracle_moves(before), str(before)
     for state in fixed_positions(variant_id):
         assert {str(m) for m in state.legal_moves()} == oracle_moves(state), str(state)
+
+
+@pytest.mark.usefixtures("compiled_afresh")
+def test_an_option_compiled_again_follows_the_rules() -> None:
+    """Napoleon at St Helena with an empty column filled from the waste only."""
+    empty_seen = False
+    for deal, seed in ((17, 1), (6, 5), (3, 2)):
+        steps = long_game("napoleon-at-st-helena", deal, seed, options=("fill_from_waste_only",))
+        for before, _ in steps:
+            assert {str(m) for m in before.legal_moves()} == oracle_moves(before), str(before)
+            empty_seen = empty_seen or any(not before.pile(f"t{i}") for i in range(1, 11))
+    assert empty_seen  # the option's rule was met
