@@ -84,10 +84,12 @@ async def test_winnable_refusals_of_the_engine_come_through(gateway: Gateway) ->
     assert_problem(option, 422, "unknown-option")
 
 
-async def test_no_winnable_deal_in_time_is_503(settings: Settings) -> None:
+async def test_no_winnable_deal_in_time_is_503(settings: Settings, redis: Store) -> None:
     # One position a deal: no search can prove a deal of Napoleon at St Helena (its safe
     # moves alone never win from the deal), so the time runs out. An engine of its own,
-    # whose search processes no other test keeps busy (that would be solver-busy).
+    # whose search processes no other test keeps busy (that would be solver-busy), and
+    # no deal left in the suite's Redis by another test's pool (it would be served).
+    await redis.delete(pool_key(pool_name("napoleon-at-st-helena", ())))
     engine = EngineThread().start()
     try:
         starved = dataclasses.replace(
