@@ -15,7 +15,8 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # One worker takes the whole module, so the quick run (some two minutes) runs once and
-# not once per worker that got one of its tests.
+# not once per worker that got one of its tests; the fixture lasts the session, since
+# that worker may run other modules' tests between these two.
 pytestmark = pytest.mark.xdist_group("bench")
 
 TINY = [
@@ -106,7 +107,7 @@ EXPECTED = [
 ]
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, float], str]:
     out = tmp_path_factory.mktemp("bench")
     completed = subprocess.run(

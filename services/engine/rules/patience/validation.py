@@ -39,16 +39,7 @@ def validated_state(
     for cell in rules.cells:
         if len(cards[cell]) > 1:
             raise InvalidState("BAD_CELL", f"{rules.pile_ids[cell]} holds more than one card")
-    _check_deal(deal)
-    _check_counters(rules, cards, redeals_left, moves_made, draws)
-    return rules.trusted_state(
-        cards,
-        redeals_left=redeals_left,
-        moves_made=moves_made,
-        deal=deal,
-        draws=draws,
-        foundation_cards=sum(len(cards[f]) for f in rules.foundations),
-    )
+    return _counted_state(rules, cards, redeals_left, moves_made, deal, draws)
 
 
 def trusted_state(
@@ -79,6 +70,19 @@ def trusted_state(
     for f in rules.foundations:
         if len(cards[f]) > RANKS_PER_SUIT:
             raise InvalidState("BAD_FOUNDATION", f"{rules.pile_ids[f]} holds more than a suit")
+    return _counted_state(rules, cards, redeals_left, moves_made, deal, draws)
+
+
+def _counted_state(
+    rules: RuleSet,
+    cards: tuple[tuple[Card, ...], ...],
+    redeals_left: int,
+    moves_made: int,
+    deal: int,
+    draws: int,
+) -> State:
+    """The state, once its deal number and counters are in range (both ways of reading
+    a state end here)."""
     _check_deal(deal)
     _check_counters(rules, cards, redeals_left, moves_made, draws)
     return rules.trusted_state(
