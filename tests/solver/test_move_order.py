@@ -95,3 +95,32 @@ def test_what_uncovers_a_wanted_card_comes_first() -> None:
     builds = [m for m in chosen if m in ("t2-t1", "t5-t2")]
     assert builds == ["t5-t2", "t2-t1"], chosen
     check_order(state)
+
+
+def test_a_whole_pile_never_moves_to_an_empty_column_of_interchangeable_columns() -> None:
+    """Usk, no redeal left: a run that is its pile's every card, moved to an empty column,
+    gives the same position under the key (the columns are interchangeable), so the
+    search never tries it; a shorter run it tries to the first empty column."""
+    model = Model(rules_of(patience.get_variant("usk").new_game(1)))
+    chooser = MoveChooser(model)
+    rng = random.Random("whole piles")
+    whole = shorter = 0
+    for _ in range(400):
+        state = near_end("usk", rng)
+        if state.redeals_left:
+            continue
+        pos = model.position(state)
+        tab = pos[0]
+        chosen = set(chooser(pos))
+        for move in model.legal_moves(pos):
+            what, source, target, count = move
+            if what != TRANSFER or target >= model.ntab or tab[target] or count < 2:
+                continue
+            if count == len(tab[source]):
+                whole += 1
+                assert move not in chosen, (str(state), move)
+            else:
+                shorter += 1
+                first_empty = tab.index(b"")
+                assert (what, source, first_empty, count) in chosen, (str(state), move)
+    assert whole and shorter, (whole, shorter)

@@ -117,6 +117,27 @@ def test_progress_deeper_down_is_found() -> None:
     assert outlook(state) is Outlook.OPEN
 
 
+def test_progress_to_the_first_foundation_is_found() -> None:
+    """The five of clubs goes onto a six, which uncovers the four that only the first
+    foundation (f1, at the three) wants: a move to f1 is progress like any other."""
+    state = position(
+        "house-in-the-wood",
+        t={
+            "t1": "KC 4C 5C",
+            "t2": "QC 3C KC",
+            "t3": "4C 5C 7C 8C 8C 7C 6C",
+            "t4": "9C TC JC QC 9C TC JC 6C",
+        },
+        f={"f1": "3C", "f2": "2C"},
+        n=0,
+        dump=None,
+    )
+    assert sorted(map(str, state.legal_moves())) == ["t1-t3", "t1-t4"]
+    after = state.apply(Move.transfer("t1", "t4"))
+    assert Move.transfer("t1", "f1") in after.legal_moves()
+    assert outlook(state) is Outlook.OPEN
+
+
 @pytest.fixture
 def forgetful() -> Iterator[None]:
     """The closed sets found before (by other tests in this process) are forgotten."""

@@ -207,3 +207,34 @@ def test_foundation_moves_that_are_not_safe(notation: str) -> None:
     state = patience.parse_state(notation)
     assert plain_verdict(state) is True
     won_line(state)
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_the_plain_policy_switches_every_shortcut_off(variant_id: str) -> None:
+    """What the shortcuts are checked against: every legal move tried, in the model's
+    order, nothing played at once, no dead end, and the exact key (columns in their
+    order); where the full policy does otherwise, near the end of random games."""
+    rng = random.Random(f"plain {variant_id}")
+    differs = 0
+    for _ in range(40):
+        state = small_position(variant_id, rng, rng.randint(2, 12))
+        model = Model(rules_of(state), state.deal)
+        plain, full = Policy.plain(model), Policy(model)
+        pos = model.position(state)
+        legal = model.legal_moves(pos)
+        assert plain.candidates(pos) == legal
+        assert plain.settle(pos) == (pos, [])
+        for move in legal:
+            after = model.apply(pos, move)
+            assert plain.settle_after(after, move) == (after, [])
+        assert not plain.dead(pos)
+        swapped = (pos[0][::-1], *pos[1:])
+        if swapped != pos:
+            assert plain.key(swapped) != plain.key(pos)
+        differs += (
+            full.candidates(pos) != legal
+            or full.settle(pos)[1] != []
+            or full.dead(pos)
+            or (swapped != pos and full.key(swapped) == full.key(pos))
+        )
+    assert differs

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..building import BuildRule
-from ..cards import ACE, KING, Card
+from ..cards import Card
 from ..deals import Generator, shuffle
 from ..moves import Move
 from ..ruleset import RuleSet
@@ -160,14 +160,6 @@ class Model:
         return (WITHDRAW, columns[0], columns[1] if len(columns) > 1 else -1, 1)
 
     # ------------------------------------------------------------ foundations
-
-    def foundation_for(self, found: bytes, card: Card) -> int:
-        """The first foundation that takes ``card`` now, or -1."""
-        fn = self.found_next
-        for j in range(self.nfound):
-            if fn[j][found[j]] == card:
-                return j
-        return -1
 
     def is_won(self, pos: Position) -> bool:
         return sum(pos[2]) == self.total
@@ -360,11 +352,3 @@ class Model:
                     new_found[j] += 1
                     break
         return (tuple(new_tab), cells, bytes(new_found), stock, waste, redeals, draws)
-
-
-def is_ace(card: int) -> bool:
-    return card % 13 + 1 == ACE
-
-
-def is_king(card: int) -> bool:
-    return card % 13 + 1 == KING

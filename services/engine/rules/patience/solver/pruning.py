@@ -8,7 +8,8 @@
   card (two-pack games): the same position under the key;
 - while the columns are interchangeable (the game has no redeal, or none is left: a
   redeal gathers the piles in their order): a card to an empty column other than the
-  first, and a pile's only card to an empty column (the same position under the key);
+  first, and a pile's only card, or a run that is its whole pile, to an empty column
+  (the same position under the key);
 - in games where an empty pile is never refilled, while the columns are interchangeable:
   a pile's only card onto another pile. Staying put does as well: from the position
   with the card left alone, every line from the position after the move can be played
