@@ -51,6 +51,7 @@ class Part:
 
 
 RULES = "services/engine/rules/patience"
+HINTS = ("patience/solver/hints.py", "patience/solver/unseen.py")
 # The gateway part's tests: those of its four modules (bodies; events and streams; the
 # views' answers; the store's operations, outcomes, races and costs). The rest of
 # tests/gateway reaches them only as these do, through whole games, clusters' failover
@@ -77,11 +78,16 @@ PARTS: dict[str, Part] = {
     "solver": Part(
         RULES,
         ("patience/solver/*.py",),
-        ("patience/solver/__init__.py",),
+        ("patience/solver/__init__.py", *HINTS),
         ("tests/solver",),
-        # hints over arrangements of the unseen cards: many whole searches per test
+        # hints over arrangements of the unseen cards: many whole searches per test, which
+        # reach the search's shortcuts only through it
         ("tests/solver/test_fair_hints.py",),
     ),
+    # The hints and the arrangements of the unseen cards, against every solver test (the
+    # fair hints' own among them): apart from the solver part, whose shortcuts are
+    # checked faster without the fair hints' many whole searches.
+    "hints": Part(RULES, HINTS, (), ("tests/solver",)),
     "gateway": Part(
         "services/gateway/patience_gateway",
         (

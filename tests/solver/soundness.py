@@ -14,7 +14,8 @@ its own:
 
 - the solver's moves are the library's, and its apply gives the library's position;
 - safe moves (``SafeMoves.settle`` and ``settle_after``) never turn a position from which
-  a line wins into one from which none does;
+  a line wins into one from which none does, and after a move from a settled position
+  ``settle_after`` plays exactly what ``settle`` would;
 - a dead end (``dead_end_check``) is only ever a position from which no line wins;
 - the moves the search tries (``MoveChooser``) are legal, and where a line wins, one of
   them keeps a winning line open;
@@ -200,6 +201,8 @@ def check_graph(graph: Graph, sample: random.Random | None = None, searches: int
             assert winnable[at], f"safe moves {played} lose the win: {where}"
         for move, j in edges.items():
             after, more = safe.settle_after(positions[j], move)
+            if not played:  # from a settled position, exactly what settle plays
+                assert (after, more) == safe.settle(positions[j]), (move, where)
             k = j
             for extra in more:
                 assert extra in edges_of[k], (move, extra, where)

@@ -112,11 +112,13 @@ class SafeMoves:
 
     def settle_after(self, pos: Position, move: SolverMove) -> tuple[Position, list[SolverMove]]:
         """:meth:`settle` for the position that ``move`` led to from a settled one. A move
-        between piles changes no foundation, so only the card it uncovered (or, for a
-        deal, the new waste card) can have become safe; other moves need the full look."""
+        onto a tableau pile changes no foundation, so only the card it uncovered (or, for a
+        deal, the new waste card) can have become safe; other moves need the full look (a
+        card moved to a reserve cell may be safe from there, where a redeal to come does
+        not hold it back)."""
         kind, source, target, _ = move
         model = self.model
-        if kind == TRANSFER and target < model.found_base:
+        if kind == TRANSFER and target < model.ntab:
             if source < model.ntab:
                 pile = pos[0][source]
                 if not pile:

@@ -1,0 +1,38 @@
+"""The safe-move rule in two-pack games (docs/solver.md, "Safe moves"): a card goes home at
+once only when both copies of every card that could be built on it are home; one copy
+out is enough to hold it back. The soundness checks (test_soundness.py) hold every safe
+move to the plain search; this pins the rule itself, which they reach only by chance."""
+
+from __future__ import annotations
+
+from patience import Move
+from patience.cards import parse_card
+from patience.compiled import rules_of
+from patience.solver.model import Model
+from patience.solver.safe_moves import SafeMoves
+
+from tests.oracle import position
+
+# Napoleon at St Helena, the stock spent: the hearts are f5 and f6, one at the three and
+# one at the two. The four of hearts lies on the other three, on t1.
+
+
+def test_one_copy_of_a_card_that_builds_on_it_out_holds_a_card_back() -> None:
+    state = position(
+        "napoleon-at-st-helena", t={"t1": "3H 4H"}, f={"f5": "3H", "f6": "2H"}, stock="", n=0
+    )
+    model = Model(rules_of(state), state.deal)
+    safe = SafeMoves(model)
+    pos = model.position(state)
+    four, three = parse_card("4H"), parse_card("3H")
+    f5 = model.pile_ids.index("f5") - model.found_base
+    assert Move.transfer("t1", "f5") in state.legal_moves()
+    assert safe.home(pos[2], three) == 1
+    assert not safe.is_safe(pos, four, f5, False)
+    assert safe.settle(pos) == (pos, [])
+    # with the other three home too, the four goes at once
+    both = position("napoleon-at-st-helena", t={"t1": "4H"}, f={"f5": "3H", "f6": "3H"},
+                    stock="", n=0)  # fmt: skip
+    pos = model.position(both)
+    assert safe.home(pos[2], three) == 2
+    assert safe.is_safe(pos, four, f5, False)
