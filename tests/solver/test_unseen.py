@@ -1,0 +1,116 @@
+"""The arrangements of what a position hides (unseen.py) and the helpers a fair hint
+chooses with (hints.py): every order of a small stock, twins alike; the seen position
+with its hidden part taken away; the move counted most, and the plain move among equals;
+the leading move tried first at the root only; the search's first choice."""
+
+from __future__ import annotations
+
+import itertools
+
+import patience
+import pytest
+from patience import Move, State
+from patience.cards import parse_cards
+from patience.compiled import rules_of
+from patience.solver import hints
+from patience.solver.model import DEAL_MOVE, Model
+from patience.solver.policy import Policy
+from patience.solver.unseen import arrangements, without_hidden
+
+from tests.oracle import position
+
+LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
+
+
+def stock_of(state: State) -> tuple[int, ...]:
+    return state.piles[rules_of(state).stock]
+
+
+def test_every_order_of_a_stock_of_few_cards_is_searched() -> None:
+    """Three cards have six orders: a count of six gives each once (every arrangement);
+    a count of five, a sample of five."""
+    state = position("napoleon-at-st-helena", stock="9S 2D 5H", n=0)
+    every = arrangements(state, 6)
+    assert every.every
+    stocks = sorted(stock_of(item.state) for item in every.items)
+    assert stocks == sorted(itertools.permutations(parse_cards("9S2D5H")))
+    some = arrangements(state, 5)
+    assert not some.every and len(some.items) == 5
+
+
+def test_twins_are_alike_in_the_orders_counted() -> None:
+    """Two pairs of twins have six distinct orders, not twenty-four: all six searched."""
+    state = position("napoleon-at-st-helena", stock="9S 5H 9S 5H", n=0)
+    every = arrangements(state, 8)
+    assert every.every
+    assert len({stock_of(item.state) for item in every.items}) == len(every.items) == 6
+
+
+@pytest.mark.parametrize("variant_id", LUCIE_FAMILY)
+def test_without_hidden_takes_the_shuffled_redeals_away(variant_id: str) -> None:
+    state = patience.get_variant(variant_id).new_game(5)
+    assert Move.redeal() in state.legal_moves()
+    plain = without_hidden(state).state
+    assert plain.redeals_left == 0 and Move.redeal() not in plain.legal_moves()
+    assert plain.piles == state.piles
+
+
+def test_without_hidden_empties_the_stock() -> None:
+    state = position("napoleon-at-st-helena", stock="9S 2D 5H", n=0)
+    plain = without_hidden(state).state
+    assert stock_of(plain) == () and Move.deal() not in plain.legal_moves()
+    rules = rules_of(state)
+    assert [p for i, p in enumerate(plain.piles) if i != rules.stock] == [
+        p for i, p in enumerate(state.piles) if i != rules.stock
+    ]
+
+
+def test_the_move_counted_most_then_the_plain_move_then_the_first_legal_one() -> None:
+    a, b, c = Move.transfer("t1", "t2"), Move.transfer("t2", "t3"), Move.transfer("t3", "t1")
+    order = {a: 0, b: 1, c: 2}
+    assert hints._most({a: 1, b: 3, c: 2}, order, None) == b
+    assert hints._most({a: 2, b: 2, c: 2}, order, None) == a
+    assert hints._most({a: 2, b: 1, c: 2}, order, c) == c
+    assert hints._most({a: 1, b: 1}, order, c) == a
+
+
+def test_the_leading_move_is_tried_first_at_the_root_only() -> None:
+    """Two cards may go home; once the seven of spades has, the six of hearts under it may
+    follow: a move the root does not try stays where it was in the next position."""
+    state = position(
+        "la-belle-lucie", t={"t1": "5C", "t2": "6H 7S"}, f={"f1": "4C", "f2": "6S", "f3": "5H"}, n=0
+    )
+    model = Model(rules_of(state), state.deal)
+    policy = Policy(model)
+    pos = model.position(state)
+    moves = policy.candidates(pos)
+    assert len(moves) == 2
+    first = hints._root_first(policy, model.library_move(moves[-1]))
+    assert first.candidates(pos) == [moves[-1], *moves[:-1]]
+    assert first.candidates(pos) == moves  # past the root, as before
+    assert policy.candidates(pos) == moves  # the policy given is left as it was
+    # a move the root does not try is not put first, at the root or later
+    child = model.apply(pos, moves[1])
+    later = policy.candidates(child)
+    assert later[0] == moves[0] and later[1] not in moves
+    absent = hints._root_first(policy, model.library_move(later[1]))
+    assert absent.candidates(pos) == moves
+    assert absent.candidates(child) == later
+
+
+def test_the_first_choice_is_a_safe_move_then_the_first_move_tried() -> None:
+    """The six of hearts may go onto the seven (the first legal move); the four of spades
+    goes home, at once with safe moves, first of the moves tried without them."""
+    state = position(
+        "la-belle-lucie", t={"t1": "6H", "t2": "7H", "t3": "4S"}, f={"f2": "3S", "f3": "4H"}, n=0
+    )
+    legal = state.legal_moves()
+    home = Move.transfer("t3", "f2")
+    assert legal == (Move.transfer("t1", "t2"), home)
+    model = Model(rules_of(state), state.deal)
+    assert hints._first_choice(Policy(model), state, legal) == home
+    assert hints._first_choice(Policy(model, safe_moves=False), state, legal) == home
+    # nothing the search would try is legal: the first legal move
+    nothing = Policy(model, safe_moves=False)
+    nothing.candidates = lambda pos: [DEAL_MOVE]
+    assert hints._first_choice(nothing, state, legal) == legal[0]
