@@ -23,7 +23,7 @@ LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
 
 
 def stock_of(state: State) -> tuple[int, ...]:
-    return state.piles[rules_of(state).stock]
+    return tuple(state.piles[rules_of(state).stock])
 
 
 def test_every_order_of_a_stock_of_few_cards_is_searched() -> None:
