@@ -98,44 +98,42 @@ def test_a_redeal_left_is_progress() -> None:
     assert outlook(state) is Outlook.OPEN
 
 
-def test_progress_deeper_down_is_found() -> None:
-    """A five goes to the sixes, which uncovers nothing; but the five of hearts on the
-    other fan covers a four the foundation wants: moving it is progress two moves on."""
-    state = position(
-        "house-in-the-wood",
-        t={
+# The House in the Wood, no redeal left, no move to a foundation now; a card the
+# foundations want lies further on. Hearts: a five goes to the sixes, which uncovers
+# nothing, but the five of hearts on the other fan covers a four the foundation wants
+# (progress two moves on). Clubs: the five goes onto a six, which uncovers the four that
+# only the first foundation (f1, at the three) wants: a move to f1 is progress too.
+PROGRESS_FURTHER_ON = {
+    "hearts": (
+        {
             "t1": "KH 4H 5H",
             "t2": "4H KH",
             "t3": "QH JH TH 9H 8H 7H 6H 5H",
             "t4": "QH JH TH 9H 8H 7H 6H",
         },
-        f={"f5": "3H", "f6": "3H"},
-        n=0,
-        dump=None,
-    )
-    assert all(m.target[0] != "f" for m in state.legal_moves())
-    assert outlook(state) is Outlook.OPEN
-
-
-def test_progress_to_the_first_foundation_is_found() -> None:
-    """The five of clubs goes onto a six, which uncovers the four that only the first
-    foundation (f1, at the three) wants: a move to f1 is progress like any other."""
-    state = position(
-        "house-in-the-wood",
-        t={
+        {"f5": "3H", "f6": "3H"},
+    ),
+    "clubs to f1": (
+        {
             "t1": "KC 4C 5C",
             "t2": "QC 3C KC",
             "t3": "4C 5C 7C 8C 8C 7C 6C",
             "t4": "9C TC JC QC 9C TC JC 6C",
         },
-        f={"f1": "3C", "f2": "2C"},
-        n=0,
-        dump=None,
-    )
-    assert sorted(map(str, state.legal_moves())) == ["t1-t3", "t1-t4"]
-    after = state.apply(Move.transfer("t1", "t4"))
-    assert Move.transfer("t1", "f1") in after.legal_moves()
+        {"f1": "3C", "f2": "2C"},
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRESS_FURTHER_ON))
+def test_progress_further_on_is_found(name: str) -> None:
+    columns, foundations = PROGRESS_FURTHER_ON[name]
+    state = position("house-in-the-wood", t=columns, f=foundations, n=0, dump=None)
+    assert all(m.target[0] != "f" for m in state.legal_moves())
     assert outlook(state) is Outlook.OPEN
+    if name == "clubs to f1":
+        after = state.apply(Move.transfer("t1", "t4"))
+        assert Move.transfer("t1", "f1") in after.legal_moves()
 
 
 @pytest.fixture
