@@ -12,10 +12,10 @@ import pytest
 from patience import Move, State
 from patience.cards import parse_cards
 from patience.compiled import rules_of
-from patience.solver import hints
+from patience.solver import Budget, HintKind, hides_cards, hint, hints, solve
 from patience.solver.model import DEAL_MOVE, Model
 from patience.solver.policy import Policy
-from patience.solver.unseen import arrangements, without_hidden
+from patience.solver.unseen import SAMPLES, arrangements, without_hidden
 
 from tests.oracle import position
 
@@ -114,3 +114,57 @@ def test_the_first_choice_is_a_safe_move_then_the_first_move_tried() -> None:
     nothing = Policy(model, safe_moves=False)
     nothing.candidates = lambda pos: [DEAL_MOVE]
     assert hints._first_choice(nothing, state, legal) == legal[0]
+
+
+# --- the fair hint's budget -----------------------------------------------------------------
+
+NODES = 4_000
+
+
+def undecided_napoleon() -> State:
+    """A Napoleon at St Helena position far from its end, whose arrangements no search of a
+    few thousand positions decides."""
+    state = patience.get_variant("napoleon-at-st-helena").new_game(11)
+    assert hides_cards(state)
+    return state
+
+
+@pytest.mark.parametrize("variant_id", ["napoleon-at-st-helena", "house-in-the-wood"])
+def test_a_fair_hint_spends_its_positions_and_no_more(variant_id: str) -> None:
+    """Napoleon at St Helena, undecided everywhere; The House in the Wood, won in some
+    arrangements: the positions of the budget are all spent (a quarter on the lines that
+    turn up no hidden card, what is left shared evenly by the arrangements still to
+    search), never much more than the budget, and the hint counts them."""
+    budget = Budget(nodes=10 * NODES, seconds=600)
+    deal = 11 if variant_id == "napoleon-at-st-helena" else 1
+    given = hint(patience.get_variant(variant_id).new_game(deal), budget)
+    assert given.arrangements == SAMPLES
+    # each search looks at its count every 512 positions: a little over at most
+    assert budget.nodes * 0.95 <= given.nodes <= budget.nodes * 1.05
+
+
+@pytest.mark.parametrize("samples", [1, 3])
+def test_a_fair_hint_searches_the_arrangements_asked_for(samples: int) -> None:
+    given = hint(undecided_napoleon(), Budget(nodes=NODES, seconds=600), samples=samples)
+    assert given.arrangements == samples
+
+
+def test_a_stopped_fair_hint_searches_one_arrangement_briefly() -> None:
+    """``stop`` (the caller has gone, or the deadline is near) ends the search without
+    hidden cards and the first arrangement's at their first look at the clock, and no
+    other arrangement is searched. (The House in the Wood at its deal: the first round
+    alone takes many thousand positions to search.)"""
+    state = patience.get_variant("house-in-the-wood").new_game(1)
+    given = hint(state, Budget(nodes=10 * NODES, seconds=600), stop=lambda: True)
+    assert given.arrangements == 1
+    assert given.nodes <= 2 * 512 + 64  # two searches, each to its first look
+
+
+def test_best_effort_is_the_move_most_promising_without_hidden_cards() -> None:
+    """No arrangement decided: the move is the first of the line that brought most cards
+    home without dealing (which holds whatever the stock's order)."""
+    state = undecided_napoleon()
+    plain = without_hidden(state)
+    found = solve(plain.state, Budget(nodes=NODES // 4, seconds=600), policy=plain.policy)
+    assert found.promising_move is not None
+    assert hint(state, Budget(nodes=NODES, seconds=600)).move == found.promising_move
