@@ -12,7 +12,7 @@ import pytest
 from patience import Move, State
 from patience.cards import parse_cards
 from patience.compiled import rules_of
-from patience.solver import Budget, HintKind, hides_cards, hint, hints, solve
+from patience.solver import Budget, HintKind, Verdict, hides_cards, hint, hints, solve
 from patience.solver.model import DEAL_MOVE, Model
 from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
@@ -170,3 +170,17 @@ def test_best_effort_is_the_move_most_promising_without_hidden_cards() -> None:
     found = solve(plain.state, Budget(nodes=NODES // 4, seconds=600), policy=plain.policy)
     assert found.promising_move is not None
     assert hint(state, Budget(nodes=NODES, seconds=600)).move == found.promising_move
+
+
+def test_a_move_that_wins_in_every_order_counts_each() -> None:
+    """Three kings in the stock, each the last card of its foundation: every one of the six
+    orders wins by dealing, and the hint counts all six."""
+    state = position("napoleon-at-st-helena", stock="KS KH KD", n=0)
+    given = hint(state, Budget(nodes=NODES, seconds=600))
+    assert (given.kind, given.move, given.verdict) == (HintKind.WINS_ALL, Move.deal(), Verdict.WON)
+    assert (given.arrangements, given.winning, given.lost, given.every_arrangement) == (
+        6,
+        6,
+        0,
+        True,
+    )
