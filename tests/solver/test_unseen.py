@@ -13,13 +13,14 @@ from patience import Move, State
 from patience.cards import parse_cards
 from patience.compiled import rules_of
 from patience.solver import Budget, HintKind, Verdict, hides_cards, hint, hints, solve
-from patience.solver.model import DEAL_MOVE, Model
+from patience.solver.model import DEAL_MOVE, REDEAL_MOVE, Model
 from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
 
 from tests.oracle import position
 
 LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
+HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
 
 
 def stock_of(state: State) -> tuple[int, ...]:
@@ -184,3 +185,56 @@ def test_a_move_that_wins_in_every_order_counts_each() -> None:
         0,
         True,
     )
+
+
+# --- hints of open positions, and what counts as hidden --------------------------------------
+
+
+def test_no_move_left_is_no_hint_and_says_how_the_game_ended() -> None:
+    stuck = position("la-belle-lucie", t=HEARTS_BLOCKED, f={"f3": "AH"}, n=0, dump=None)
+    won = position("bisley", dump=None)
+    for state, verdict in ((stuck, Verdict.LOST), (won, Verdict.WON)):
+        given = hint(state)
+        assert (given.kind, given.move, given.verdict) == (HintKind.NONE, None, verdict)
+        assert (given.nodes, given.seconds) == (0, 0.0)
+
+
+def test_an_open_hint_stops_at_its_first_look_and_times_itself() -> None:
+    state = patience.get_variant("usk").new_game(3)
+    assert not hides_cards(state)
+    stopped = hint(state, Budget(nodes=100_000, seconds=600), stop=lambda: True)
+    assert stopped.nodes <= 512 + 64 and stopped.seconds >= 0.0
+    kinds = set()
+    for deal in (1, 2, 3):
+        state = patience.get_variant("usk").new_game(deal)
+        given = hint(state, Budget(nodes=NODES, seconds=600))
+        assert given.seconds > 0.0
+        assert given.move in state.legal_moves() or given.kind is HintKind.LOST
+        kinds.add(given.kind)
+    assert HintKind.LOST in kinds and len(kinds) > 1
+
+
+def test_a_stock_of_one_card_still_counts_as_hidden() -> None:
+    """One card left in the stock: which card it is follows from what is in sight, but it
+    is dealt face down all the same, and the hint goes by the arrangements (one)."""
+    state = position("napoleon-at-st-helena", stock="KS", n=0)
+    assert hides_cards(state)
+    given = hint(state, Budget(nodes=NODES, seconds=600))
+    assert (given.arrangements, given.every_arrangement) == (1, True)
+
+
+@pytest.mark.parametrize("variant_id", LUCIE_FAMILY)
+def test_each_arrangement_of_the_shuffles_to_come_is_its_own_generator(variant_id: str) -> None:
+    """The shuffles to come are a sample, never every one there is; in each arrangement the
+    search redeals as the library does for that arrangement's deal, and no two deal
+    alike."""
+    state = patience.get_variant(variant_id).new_game(9)
+    made = arrangements(state)
+    assert not made.every and len(made.items) == SAMPLES
+    after = set()
+    for item in made.items:
+        model = item.policy.model
+        redealt = model.apply(model.position(item.state), REDEAL_MOVE)
+        assert redealt == model.position(item.state.apply(Move.redeal()))
+        after.add(redealt)
+    assert len(after) == SAMPLES
