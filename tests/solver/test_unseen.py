@@ -18,6 +18,7 @@ from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
 
 from tests.oracle import position
+from tests.solver.test_fair_hints import played_positions
 
 LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
@@ -238,3 +239,50 @@ def test_each_arrangement_of_the_shuffles_to_come_is_its_own_generator(variant_i
         assert redealt == model.position(item.state.apply(Move.redeal()))
         after.add(redealt)
     assert len(after) == SAMPLES
+
+
+# --- what each kind of fair hint says ---------------------------------------------------------
+
+HIDDEN = ("napoleon-at-st-helena", "la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
+
+
+def check_kind(state: State, given: hints.Hint) -> None:
+    """A fair hint says what its kind means (hints.py): the counts agree with the kind,
+    and a move is given, a legal one, unless no line wins."""
+    n, won, lost = given.arrangements, given.winning, given.lost
+    assert given.nodes > 0 and given.seconds >= 0.0
+    if given.kind is HintKind.LOST:
+        assert given.move is None and given.every_arrangement and lost == n > 0
+        return
+    assert given.move in state.legal_moves()
+    if given.kind is HintKind.WINNING:
+        assert (n, given.verdict) == (0, Verdict.WON)
+    elif given.kind is HintKind.WINS_ALL:
+        assert won == n > 0
+    elif given.kind is HintKind.WINS_MOST:
+        assert n / 2 < won < n
+    elif given.kind is HintKind.WINS_SOME:
+        assert won > 0 and 2 * won <= n
+    elif given.kind is HintKind.NO_WIN_FOUND:
+        assert won == 0 and lost == n > 0 and not given.every_arrangement
+    else:
+        assert given.kind is HintKind.BEST_EFFORT and won == 0 and lost < n
+
+
+def test_each_kind_of_fair_hint_says_what_it_means() -> None:
+    """Positions of random games of the four games with hidden cards, a small budget:
+    every kind a fair hint can take but LOST turns up, each as its counts say."""
+    kinds = set()
+    for variant_id in HIDDEN:
+        for state in played_positions(variant_id, 8, seed=5):
+            given = hint(state, Budget(nodes=NODES, seconds=600))
+            check_kind(state, given)
+            kinds.add(given.kind)
+    assert kinds >= {
+        HintKind.WINNING,
+        HintKind.WINS_ALL,
+        HintKind.WINS_MOST,
+        HintKind.WINS_SOME,
+        HintKind.NO_WIN_FOUND,
+        HintKind.BEST_EFFORT,
+    }, kinds
