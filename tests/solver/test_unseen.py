@@ -18,10 +18,8 @@ from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
 
 from tests.oracle import position
-from tests.solver.test_fair_hints import played_positions
-
-LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
-HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
+from tests.solver.positions import LUCIE_FAMILY
+from tests.solver.test_fair_hints import HEARTS_BLOCKED, HIDDEN, played_positions
 
 
 def stock_of(state: State) -> tuple[int, ...]:
@@ -242,8 +240,6 @@ def test_each_arrangement_of_the_shuffles_to_come_is_its_own_generator(variant_i
 
 
 # --- what each kind of fair hint says ---------------------------------------------------------
-
-HIDDEN = ("napoleon-at-st-helena", "la-belle-lucie", "house-in-the-wood", "house-on-the-hill")
 
 
 def check_kind(state: State, given: hints.Hint) -> None:
