@@ -44,6 +44,10 @@ class Part:
     ignore: tuple[str, ...] = ()
     # folders of the repository the tests import, copied beside them (docs always is)
     also: tuple[str, ...] = ()
+    # mutmut's `process_isolation`: "fork" forks each mutant's run from the process that
+    # ran the whole part's tests; "forkserver" from a clean one, for tests whose servers
+    # (gRPC's) cannot be forked once they have run
+    isolation: str = "fork"
 
     @property
     def name(self) -> str:
@@ -61,6 +65,7 @@ GATEWAY_TESTS = tuple(
     for name in (
         "test_body_rules", "test_gateway_depth", "test_gateway_errors",
         "test_gateway_event_hub", "test_gateway_events", "test_stream_overflow",
+        "test_stream_tickets",
         "test_gateway_answer_schemas", "test_gateway_reads", "test_openapi_contract",
         "test_gateway_operations", "test_gateway_outcomes", "test_gateway_concurrency",
         "test_gateway_create_once", "test_gateway_deal_reveal", "test_gateway_redis_cost",
@@ -100,6 +105,7 @@ PARTS: dict[str, Part] = {
         GATEWAY_TESTS,
         (),
         ("bench",),  # some tests start gateways with the bench's harness
+        "forkserver",  # the tests' engines and the gateway's channels are gRPC's
     ),
     "launcher": Part(
         "services/launcher/patience_launcher",
@@ -149,6 +155,7 @@ def prepare(key: str, part: Part, only: list[str]) -> Path:
             ["-p", "no:cacheprovider", "-q", *(f"--ignore={path}" for path in part.ignore)]
         ),
         "timeout_multiplier = 10.0",
+        f'process_isolation = "{part.isolation}"',
         "use_git_change_detection = false",
         "",
         "[tool.pytest.ini_options]",

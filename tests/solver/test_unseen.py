@@ -282,3 +282,49 @@ def test_each_kind_of_fair_hint_says_what_it_means() -> None:
         HintKind.NO_WIN_FOUND,
         HintKind.BEST_EFFORT,
     }, kinds
+
+
+# --- a fair hint's last resorts ---------------------------------------------------------------
+
+# Napoleon at St Helena: no card of the tableau or the waste can come home, whatever is
+# moved, until the stock is dealt; every arrangement is undecided after a few thousand
+# positions, and their searches rate the move from the waste to t10 the most promising.
+NOTHING_HOME_WITHOUT_A_DEAL = (
+    "napoleon-at-st-helena t:6D7C6CKC/KS9S2D4S/AHAD9DQH/AH5C3DTC9C/5S3C/5S2C5D/TSKH5H5H/"
+    "KHQD9H3H/QS6SADQSJS/AS2C8S8D f:-/AC/-/-/-/-/-/- s:JD6H5C9CJH3HQC2D8S6C2H8CJD8DAS7C4D"
+    "4C9D9SAC7H4S7S3STDJHJC3S2HQCTHKSTCKC3C5D8HJS2SKDJCTH6D8C7S7HTSTDQH4D8HKD6HQD9H "
+    "w:4C3D7D6S4H2S4H7D n:0 m:11 d:20787137877808592492/103"
+)
+
+
+def test_best_effort_deals_when_no_card_comes_home_without_a_deal() -> None:
+    """The search without hidden cards proves that nothing comes home without dealing,
+    and no arrangement is decided: the hint is to deal, though the undecided searches
+    would rather move a card first."""
+    state = patience.parse_state(NOTHING_HOME_WITHOUT_A_DEAL)
+    plain = without_hidden(state)
+    found = solve(plain.state, Budget(nodes=NODES // 4, seconds=600), policy=plain.policy)
+    assert (found.verdict, found.promising_move) == (Verdict.LOST, None)
+    first = arrangements(state).items[0]
+    undecided = solve(first.state, Budget(nodes=NODES, seconds=600), policy=first.policy)
+    assert undecided.verdict is Verdict.UNKNOWN
+    assert undecided.best_first_move == Move.transfer("waste", "t10")
+    given = hint(state, Budget(nodes=NODES, seconds=600))
+    assert (given.kind, given.move, given.winning, given.lost) == (
+        HintKind.BEST_EFFORT,
+        Move.deal(),
+        0,
+        0,
+    )
+    assert given.arrangements == SAMPLES
+
+
+def test_an_open_hint_without_a_promising_line_gives_the_first_legal_move() -> None:
+    """Usk's deal 46, stopped at the search's first look: no line brought a card home
+    yet, so the search has no move to offer, and the hint gives the first legal move."""
+    state = patience.get_variant("usk").new_game(46)
+    budget = Budget(nodes=100_000, seconds=600)
+    searched = solve(state, budget, stop=lambda: True)
+    assert (searched.verdict, searched.best_first_move) == (Verdict.UNKNOWN, None)
+    given = hint(state, budget, stop=lambda: True)
+    assert (given.kind, given.move) == (HintKind.BEST_EFFORT, state.legal_moves()[0])
