@@ -328,3 +328,56 @@ def test_an_open_hint_without_a_promising_line_gives_the_first_legal_move() -> N
     assert (searched.verdict, searched.best_first_move) == (Verdict.UNKNOWN, None)
     given = hint(state, budget, stop=lambda: True)
     assert (given.kind, given.move) == (HintKind.BEST_EFFORT, state.legal_moves()[0])
+
+
+# The House in the Wood after its first redeal: without the shuffles to come, sending the
+# seven of clubs home from t26 is the most promising move; in each arrangement a search of
+# its own finds another winning move first.
+LEAD_WINS_EVERYWHERE = (
+    "house-in-the-wood t:7D3H7C/QSKC9D/6D8H6D/AC3S8D/5SJS5D/4D5S2S/9S8CQC/8STHQD/2HQC6S/"
+    "JH7DKDQD/4CKH6H/4SKSTD/4H6H6C/5H3D2D/9C5D/5HTSTS/4D9S7H/THJH5C/TCJD9D/AS9H3C2C/TD4H2H/"
+    "4C7S8S/3HASJS/7SKC9C/9HAHQH/2C2SAD/6SJCQH/KH8H7H/AC5CJD/3C7CKD/2D3D/KSJC4S3S/8CAD8D/"
+    "TC6CQS/- f:-/-/-/-/AH/-/-/- n:1 m:7 d:68914845373046775870/205"
+)
+
+
+def test_the_leading_move_is_counted_in_every_arrangement_where_it_wins() -> None:
+    """The most promising move without hidden cards leads from the first arrangement on,
+    tried first at each root: every arrangement it wins in counts for it, though a search
+    of each on its own would have reported another move first."""
+    state = patience.parse_state(LEAD_WINS_EVERYWHERE)
+    plain = without_hidden(state)
+    budget = Budget(nodes=16_000, seconds=600)
+    lead = solve(plain.state, Budget(nodes=4_000, seconds=600), policy=plain.policy)
+    assert lead.promising_move == Move.transfer("t26", "f7")
+    for item in arrangements(state).items:
+        alone = solve(item.state, budget, policy=item.policy)
+        assert alone.verdict is Verdict.WON and alone.line[0] == Move.transfer("t21", "f5")
+    given = hint(state, budget)
+    assert (given.kind, given.move, given.verdict) == (
+        HintKind.WINS_ALL,
+        lead.promising_move,
+        Verdict.UNKNOWN,
+    )
+    assert (given.arrangements, given.winning, given.lost) == (SAMPLES, SAMPLES, 0)
+
+
+def test_best_effort_without_a_plain_move_or_a_deal_is_the_undecided_searches_choice() -> None:
+    """La Belle Lucie's deal 22: no card comes home in this round whatever is moved (the
+    search without the shuffles to come proves it, with no promising line), and there is
+    no stock to deal. Stopped at the first look, the one arrangement searched is
+    undecided: the hint is the first move of its most promising line, not merely the
+    first legal move."""
+    state = patience.get_variant("la-belle-lucie").new_game(22)
+    plain = without_hidden(state)
+    found = solve(plain.state, Budget(nodes=NODES, seconds=600), policy=plain.policy)
+    assert (found.verdict, found.promising_move) == (Verdict.LOST, None)
+    assert Move.deal() not in state.legal_moves()
+    given = hint(state, Budget(nodes=10 * NODES, seconds=600), stop=lambda: True)
+    assert (given.kind, given.arrangements, given.winning, given.lost) == (
+        HintKind.BEST_EFFORT,
+        1,
+        0,
+        0,
+    )
+    assert given.move == Move.transfer("t9", "t8") != state.legal_moves()[0]
