@@ -209,3 +209,33 @@ async def test_a_delete_without_if_match_takes_the_game_at_any_version(
     assert response.status_code == 204, response.text
     gone = await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth())
     assert_problem(gone, 404, "unknown-game")
+
+
+@pytest.mark.parametrize("if_match", [True, False])
+async def test_a_settings_change_that_loses_a_race_with_a_move_changes_nothing(
+    gateway: Gateway, if_match: bool
+) -> None:
+    """A move lands between the settings change's read and its write: the change is
+    refused (412 with the version now, or 409 without If-Match) and the setting stays."""
+    game = await gateway.create("bisley", deal=32)
+    first, _ = _two_moves(game)
+
+    async def move_meanwhile() -> None:
+        other = GameHandle(game.id, game.token, game.etag, game.created)
+        moved = await gateway.move(other, first)
+        assert moved.status_code == 200, moved.text
+
+    headers = {**game.auth(), "Content-Type": "application/merge-patch+json"}
+    if if_match:
+        headers["If-Match"] = '"1"'
+    with before_the_store(gateway, "set_settings", move_meanwhile):
+        response = await gateway.http.patch(
+            f"/v1/games/{game.id}", content=b'{"autoplay": true}', headers=headers
+        )
+    if if_match:
+        assert_problem(response, 412, "stale-version")
+        assert response.headers["etag"] == '"2"'
+    else:
+        assert_problem(response, 409, "concurrent-update")
+    view = await gateway.view(game)
+    assert (view["version"], view["autoplay"]) == (2, False)

@@ -6,9 +6,11 @@ a streak or a leaderboard can tell."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from patience_gateway.games import streams as game_streams
 
 from tests.gateway.helpers import GameHandle, Gateway
 
@@ -59,6 +61,16 @@ async def test_undo_after_a_random_deal_ends_keeps_it_open_and_marked(gateway: G
     moved = await gateway.move(game, response.json()["legal_moves"][-1])
     assert moved.status_code == 200, moved.text
     assert (moved.json()["deal"], moved.json()["replayed"]) == (deal, True)
+    autoplayed = await gateway.http.post(f"/v1/games/{game.id}/autoplay", headers=game.auth())
+    assert autoplayed.status_code == 200, autoplayed.text
+    assert (autoplayed.json()["deal"], autoplayed.json()["replayed"]) == (deal, True)
+    # and the view an event stream sends when it catches up
+    games = gateway.app.state.games
+    start = await game_streams.reopen(games, game.id)
+    assert start is not None
+    streamed = await game_streams.view_body(games, game.id, start.version, start.state)
+    assert streamed is not None and json.loads(streamed) == await gateway.view(game)
+    assert (json.loads(streamed)["deal"], json.loads(streamed)["replayed"]) == (deal, True)
     finished = await play_to_the_end(gateway, game)
     assert (finished[-1]["deal"], finished[-1]["replayed"]) == (deal, True)
 

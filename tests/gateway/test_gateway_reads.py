@@ -3,6 +3,10 @@ moves, deletion."""
 
 from __future__ import annotations
 
+import redis.asyncio as aioredis
+from patience_gateway.storage.keys import game_keys
+from redis.asyncio.cluster import RedisCluster
+
 from tests.gateway.documented import models
 from tests.gateway.helpers import Gateway, assert_problem
 
@@ -50,3 +54,22 @@ async def test_delete_without_if_match(gateway: Gateway) -> None:
     for path in ("", "/history", "/legal-moves"):
         response = await gateway.http.get(f"/v1/games/{game.id}{path}", headers=game.auth())
         assert_problem(response, 404, "unknown-game")
+
+
+async def test_a_peek_leaves_the_games_time_to_live_and_a_read_renews_it(
+    gateway: Gateway, redis: aioredis.Redis | RedisCluster
+) -> None:
+    """A game lives for its time to live after its last use: a read renews it, a peek (a
+    check that must not keep a game alive: a player's list of games, the abandoned
+    games' sweep) does not."""
+    game = await gateway.create("usk", deal=4)
+    store = gateway.app.state.games.store
+    meta = game_keys(game.id).meta
+    full_ms = await redis.pttl(meta)
+    assert full_ms > 60_000
+    await redis.pexpire(meta, 60_000)
+    peeked = await store.peek(game.id)
+    assert peeked is not None and peeked.version == 1
+    assert 0 < await redis.pttl(meta) <= 60_000
+    await gateway.view(game)
+    assert await redis.pttl(meta) > 60_000

@@ -110,6 +110,16 @@ async def test_a_lost_hint_is_remembered_until_the_game_changes(gateway: Gateway
     patched = _ok(await _patch(gateway, game, {"autoplay": True}), models.Game)
     assert patched["outlook"] == "lost"
     assert (await gateway.view(game))["outlook"] == "lost"
+    # autoplay that plays its safe moves makes a new version, not proven; once that is
+    # proven too, autoplay with nothing left to play answers the same version, lost
+    played = _ok(await _autoplay(gateway, game), models.AutoplayResult)
+    after = patched["version"] + 1
+    assert (played["version"], played["outlook"], played["autoplay"]) == (after, "open", True)
+    assert played["moves"]
+    assert _ok(await _hint(gateway, game), models.Hint)["kind"] == "lost"
+    again = _ok(await _autoplay(gateway, game), models.AutoplayResult)
+    assert (again["version"], again["outlook"], again["moves"]) == (after, "lost", [])
+    assert again["autoplay"] is True
 
 
 async def test_a_new_game_is_open(gateway: Gateway) -> None:

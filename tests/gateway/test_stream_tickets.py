@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import string
 
 import pytest
 import redis.asyncio as aioredis
@@ -21,6 +22,14 @@ from tests.gateway.helpers import GameHandle, Gateway, assert_problem
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
+URL_SAFE = set(string.ascii_letters + string.digits + "-_")
+# What each refusal tells the client to do (the code is the contract; the detail is what
+# a developer reads).
+DETAILS = {
+    "missing-ticket": "open the stream with ?ticket= from POST .../stream-tickets",
+    "bad-ticket": "this stream ticket was used, expired, or is not this game's",
+}
+
 
 async def issue(gateway: Gateway, game: GameHandle) -> str:
     response = await gateway.http.post(f"/v1/games/{game.id}/stream-tickets", headers=game.auth())
@@ -33,6 +42,8 @@ async def issue(gateway: Gateway, game: GameHandle) -> str:
         "expires_in": game_streams.STREAM_TICKET_SECONDS,
         "events": f"/v1/games/{game.id}/events?ticket={ticket}",
     }
+    # 24 random bytes (192 bits), URL-safe base64 without padding
+    assert len(ticket) == 32 and set(ticket) <= URL_SAFE
     return str(ticket)
 
 
@@ -87,13 +98,14 @@ async def test_a_ticket_opens_one_stream_of_its_own_game(gateway: Gateway) -> No
         (f"/v1/games/{other.id}/events?ticket={await issue(gateway, game)}", 403, "bad-ticket"),
         (f"/v1/games/not-a-game/events?ticket={await issue(gateway, game)}", 404, "unknown-game"),
     ):
-        assert_problem(await gateway.http.get(url), status, code)
+        refused = assert_problem(await gateway.http.get(url), status, code)
+        assert refused["detail"] == DETAILS.get(code, "there is no game not-a-game"), url
     # a ticket of a game deleted since: the game is gone
     kept = await issue(gateway, other)
     deleted = await gateway.http.delete(f"/v1/games/{other.id}", headers=other.auth())
     assert deleted.status_code == 204, deleted.text
     gone = await gateway.http.get(f"/v1/games/{other.id}/events?ticket={kept}")
-    assert_problem(gone, 404, "unknown-game")
+    assert assert_problem(gone, 404, "unknown-game")["detail"] == f"there is no game {other.id}"
 
 
 async def test_a_stream_starts_from_the_game_as_it_is_and_its_view_is_the_games(
@@ -114,3 +126,30 @@ async def test_a_stream_starts_from_the_game_as_it_is_and_its_view_is_the_games(
     assert deleted.status_code == 204, deleted.text
     assert await game_streams.reopen(games, game.id) is None
     assert await game_streams.view_body(games, game.id, start.version, start.state) is None
+
+
+async def test_the_streams_view_keeps_the_settings_and_a_proof_of_loss_for_its_version(
+    gateway: Gateway,
+) -> None:
+    """Bisley's deal 9 is lost from the deal: once a hint proved it, the view a stream
+    sends says so, with the game's autoplay setting, as GET does; the proof holds for the
+    version it was made at only."""
+    games: Games = gateway.app.state.games
+    game = await gateway.create("bisley", deal=9)
+    patched = await gateway.http.patch(
+        f"/v1/games/{game.id}",
+        content=b'{"autoplay": true}',
+        headers={**game.auth(), "Content-Type": "application/merge-patch+json"},
+    )
+    assert patched.status_code == 200, patched.text
+    hint = await gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())
+    assert hint.json()["kind"] == "lost", hint.text
+    start = await game_streams.reopen(games, game.id)
+    assert start is not None
+    body = await game_streams.view_body(games, game.id, start.version, start.state)
+    assert body is not None
+    view = json.loads(body)
+    assert view == await gateway.view(game)
+    assert (view["outlook"], view["autoplay"]) == ("lost", True)
+    earlier = await game_streams.view_body(games, game.id, start.version - 1, start.state)
+    assert earlier is not None and json.loads(earlier)["outlook"] == "open"

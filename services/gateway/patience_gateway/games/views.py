@@ -203,11 +203,11 @@ def autoplay_json(
     game_id: str,
     version: int,
     reply: engine_pb2.AutoplayResponse,
-    open_deal: str = "",
+    open_deal: str,
     *,
     record: RecordShape,
-    proven_lost: bool = False,
-    autoplay: bool = False,
+    proven_lost: bool,
+    autoplay: bool,
 ) -> shapes.AutoplayResult:
     game = game_json(
         game_id,
