@@ -69,6 +69,10 @@ GATEWAY_TESTS = tuple(
         "test_gateway_answer_schemas", "test_gateway_reads", "test_openapi_contract",
         "test_gateway_operations", "test_gateway_outcomes", "test_gateway_concurrency",
         "test_gateway_create_once", "test_gateway_deal_reveal", "test_gateway_redis_cost",
+        "test_gateway_cluster",  # the replicas' confirmation of each kind of change
+        # hints and settings; players, records and what ends a game (PostgreSQL's)
+        "test_gateway_solver", "test_players", "test_records", "test_daily", "test_statistics",
+        "test_challenges", "test_replays_and_shares", "test_signed_results",
     )
 )  # fmt: skip
 PARTS: dict[str, Part] = {

@@ -4,6 +4,7 @@ answered once a replica has it, a change its replica cannot confirm is answered 
 
 from __future__ import annotations
 
+import logging
 import signal
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -105,3 +106,29 @@ async def test_a_change_the_replica_cannot_confirm_is_503_until_it_can(
         assert (await gateway.history(game))["moves"] == [notation]
         again = await gateway.move(game, notation, key="frozen")
         assert again.status_code == 200 and again.headers["idempotent-replayed"] == "true"
+
+
+async def test_a_settings_change_or_a_delete_the_replica_cannot_confirm_is_503(
+    redis_cluster: EmbeddedRedisCluster, engine: EngineThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every kind of change waits for its replica, not moves only: a settings change and
+    a delete made while the replica is frozen are answered 503 (their effect may stand
+    on the primary, as a move's does, for a retry to find), and the log names the game
+    each time."""
+    patient = waiting_gateway(redis_cluster, engine, wait_ms=30_000)
+    hasty = waiting_gateway(redis_cluster, engine, wait_ms=300)
+    async with patient as creator, hasty as gateway:
+        game = await creator.create("bisley", deal=702)
+        replica = redis_cluster.replica_of(redis_cluster.primary_of(game_keys(game.id).meta))
+        headers = {**game.auth(), "Content-Type": "application/merge-patch+json"}
+        with stopped(replica):
+            patched = await gateway.http.patch(
+                f"/v1/games/{game.id}", content=b'{"autoplay": true}', headers=headers
+            )
+            assert_unavailable(patched, "storage-unavailable")
+            deleted = await gateway.http.delete(f"/v1/games/{game.id}", headers=game.auth())
+            assert_unavailable(deleted, "storage-unavailable")
+        redis_cluster.wait_healthy()
+        unconfirmed = f"change to game {game.id} confirmed by 0 of 1 replicas"
+        warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        assert sum(m.startswith(unconfirmed) for m in warned) == 2, warned
