@@ -62,9 +62,10 @@ async def test_every_kind_of_change_counts_in_the_record(records_gateway: Gatewa
     assert record(redone)["moves"] == 1  # a redo is not a move made
     assert undone["counters"]["position"] == 0 and redone["counters"]["position"] == 1
     hint = await records_gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())
-    assert hint.status_code == 200
+    assert hint.status_code == 200 and hint.json()["kind"] != "lost"
     view = await records_gateway.view(game)
     assert record(view)["hints"] == 1
+    assert view["outlook"] == "open"  # a hint that proves nothing leaves the outlook
     restarted = await step(records_gateway, game, "restart")
     assert record(restarted)["restarts"] == 1 and restarted["counters"]["position"] == 0
     # each change a second after the last (the test clock), each gap counted
@@ -163,6 +164,10 @@ async def test_resign_ends_the_game_and_takes_no_more_changes(records_gateway: G
     assert_problem(move, 409, "game-over")
     view = await records_gateway.view(game)
     assert record(view)["outcome"] == "resigned"
+    # a hint on a finished game is given, but the record is closed: not counted
+    hint = await records_gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())
+    assert hint.status_code == 200, hint.text
+    assert record(await records_gateway.view(game))["hints"] == record(view)["hints"] == 0
 
 
 async def test_resigning_a_game_proven_lost_is_a_loss_not_giving_up(
@@ -311,3 +316,30 @@ async def test_bad_list_queries_are_refused(records_gateway: Gateway, query: str
     response = await records_gateway.http.get(f"/v1/players/me/games{query}", headers=player.auth())
     assert response.status_code in (400, 422), response.text
     assert response.headers["content-type"] == "application/problem+json"
+
+
+async def test_undo_and_redo_of_a_players_game_keep_its_settings_and_record(
+    records_gateway: Gateway,
+) -> None:
+    """Undo and redo read the game back with everything kept beside its state: its
+    owner (the player's token still opens it), its autoplay setting, the hints counted,
+    its deal."""
+    player = await new_player(records_gateway)
+    game = await new_game(records_gateway, player, "napoleon-at-st-helena", deal=12)
+    patched = await records_gateway.http.patch(
+        f"/v1/games/{game.id}",
+        content=b'{"autoplay": true}',
+        headers={**game.auth(), "Content-Type": "application/merge-patch+json"},
+    )
+    assert patched.status_code == 200, patched.text
+    game.follow(patched)
+    hint = await records_gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())
+    assert hint.status_code == 200, hint.text
+    await play(records_gateway, game, ["deal"])
+    for route in ("undo", "redo", "undo"):
+        body = await step(records_gateway, game, route)
+        assert (body["autoplay"], body["deal"], record(body)["hints"]) == (True, "12", 1), route
+        history = await records_gateway.history(game)
+        assert (history["deal"], history["position"]) == ("12", body["counters"]["position"])
+    listed = await my_games(records_gateway, player)
+    assert [g["id"] for g in listed["games"]] == [game.id]
