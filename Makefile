@@ -193,7 +193,7 @@ $(MUTATION_VENV)/.installed: pyproject.toml $(addsuffix /pyproject.toml,$(DISTRI
 		$(addprefix -e ,$(DISTRIBUTIONS)) -e '.[dev]' 'mutmut>=3.3,<4'
 	touch $@
 
-mutation: $(MUTATION_VENV)/.installed  ## mutation testing (FILES=..., SINCE=<commit>, PARTS=rules|solver|hints|gateway|launcher)
+mutation: $(MUTATION_VENV)/.installed  ## mutation testing (FILES=..., SINCE=<commit>, PARTS=rules|solver|hints|bodies|gateway|launcher)
 	$(MUTATION_VENV)/bin/python scripts/mutation.py --parts "$(PARTS)" --files "$(FILES)" --since "$(SINCE)"
 
 clean:  ## remove .venv, node_modules and the tools' caches (not the games in .patience/)

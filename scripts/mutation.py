@@ -56,14 +56,24 @@ class Part:
 
 RULES = "services/engine/rules/patience"
 HINTS = ("patience/solver/hints.py", "patience/solver/unseen.py")
-# The gateway part's tests: those of its four modules (bodies; events and streams; the
-# views' answers; the store's operations, outcomes, races and costs). The rest of
-# tests/gateway reaches them only as these do, through whole games, clusters' failover
-# and timed searches, which the mutated code's slower calls would upset.
+# The body rules' tests: every request passes the body middleware, so the rest of the
+# suite reaches it too, but these are the ones that send the bodies it refuses.
+BODY_TESTS = tuple(
+    f"tests/gateway/{name}.py"
+    for name in (
+        "test_body_rules", "test_gateway_depth", "test_gateway_errors", "test_gateway_fast_moves",
+    )
+)  # fmt: skip
+# The gateway part's tests: those of its three modules (events and streams; the views'
+# answers; the store's operations, outcomes, races, costs and replicas; players, records
+# and what ends a game). The rest of tests/gateway reaches them only as these do, through
+# whole games over HTTP, failover and timed searches, which the mutated code's slower
+# calls would upset; and tests that talk to gateways in processes of their own cannot
+# kill a mutant at all (those processes import the code unmutated).
 GATEWAY_TESTS = tuple(
     f"tests/gateway/{name}.py"
     for name in (
-        "test_body_rules", "test_gateway_depth", "test_gateway_errors",
+        "test_gateway_errors",
         "test_gateway_event_hub", "test_gateway_events", "test_stream_overflow",
         "test_stream_tickets",
         "test_gateway_answer_schemas", "test_gateway_reads", "test_openapi_contract",
@@ -97,10 +107,18 @@ PARTS: dict[str, Part] = {
     # fair hints' own among them): apart from the solver part, whose shortcuts are
     # checked faster without the fair hints' many whole searches.
     "hints": Part(RULES, HINTS, (), ("tests/solver",)),
+    "bodies": Part(
+        "services/gateway/patience_gateway",
+        ("patience_gateway/http/bodies.py",),
+        (),
+        BODY_TESTS,
+        (),
+        ("bench",),
+        "forkserver",  # the tests' engines and the gateway's channels are gRPC's
+    ),
     "gateway": Part(
         "services/gateway/patience_gateway",
         (
-            "patience_gateway/http/bodies.py",
             "patience_gateway/games/streams.py",
             "patience_gateway/games/views.py",
             "patience_gateway/storage/store.py",

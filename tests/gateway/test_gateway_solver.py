@@ -206,9 +206,14 @@ async def test_a_game_created_with_autoplay_plays_the_safe_moves_after_each_move
     assert len(body["events"]) == 1 + len(autoplayed)  # the move's card first
     assert body["events"][0]["source"] == body["move"]["source"]
     assert (await gateway.history(game))["moves"] == [move, *autoplayed]
-    # one change: one undo takes the move and its safe moves back
+    assert body["autoplay"] is True
+    # one change: one undo takes the move and its safe moves back, a redo plays it again
     undone = await gateway.undo(game)
     assert view_without_identity(undone.json()) == view_without_identity(created)
+    redone = await gateway.redo(game)
+    assert redone.status_code == 200, redone.text
+    assert view_without_identity(redone.json()) == view_without_identity(body)
+    assert redone.json()["autoplay"] is True
 
 
 async def test_patch_switches_autoplay_on_and_off(gateway: Gateway) -> None:

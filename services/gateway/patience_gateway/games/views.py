@@ -184,10 +184,10 @@ def move_result_json(
     game_id: str,
     version: int,
     reply: GameReply,
-    open_deal: str = "",
+    open_deal: str,
     *,
     record: RecordShape,
-    autoplay: bool = False,
+    autoplay: bool,
 ) -> shapes.MoveResult:
     """A move's answer: the move, then the safe moves played with it (the game's autoplay
     setting; a redo plays a change again as it was first made)."""
