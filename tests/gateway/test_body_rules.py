@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from patience_gateway.http import bodies
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
-
-pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 LIMIT = 4096  # the test gateway's max_body_bytes (conftest.settings)
 
@@ -120,3 +119,59 @@ async def test_a_body_within_every_rule_is_read(gateway: Gateway, chunked: bool)
     )
     assert moved.status_code == 200, moved.text
     assert (await gateway.view(game))["version"] == 2
+
+
+# --- the rules' own readings, without a request ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "depth"),
+    [
+        (b'"a scalar"', 0),
+        (b"[]", 1),
+        (b"[[],[],[],[]]", 2),  # wide is not deep
+        (b"[[],[[]]]", 3),
+        (b"[[[],[[]]]]", 4),  # the deepest part after a way back up
+        (b'{"a": "[[[[{{{{", "b": [1]}', 2),  # brackets inside a string do not nest
+        (b'{"a": "\\"[[[", "b": {}}', 2),  # nor after an escaped quote
+    ],
+)
+def test_json_depth_counts_nesting_only(body: bytes, depth: int) -> None:
+    assert bodies.json_depth(body) == depth
+
+
+def test_a_duplicate_key_is_named_wherever_it_is() -> None:
+    assert bodies.duplicate_key(b'{"a": 1, "b": 2, "b": 3}') == "b"
+    assert bodies.duplicate_key(b'{"a": {"c": 1, "c": 2}}') == "c"
+    assert bodies.duplicate_key(b'{"a": 1, "b": 2}') is None
+    assert bodies.duplicate_key(b'{"a": 1,') is None  # not JSON: the route says so
+
+
+@pytest.mark.parametrize(
+    ("content_type", "json"),
+    [
+        (b"application/json", True),
+        (b"Application/JSON ; charset=utf-8", True),
+        (b"application/json; charset=utf-8; q=1", True),
+        (b"application/merge-patch+json", True),
+        (b"application/problem+json;charset=utf-8", True),
+        (b"text/json", False),
+        (b"text/plain; x=application/json", False),
+        (b"", False),
+    ],
+)
+def test_is_json_reads_the_media_type_before_its_parameters(
+    content_type: bytes, json: bool
+) -> None:
+    assert bodies.is_json(content_type) is json
+
+
+async def test_a_body_of_another_media_type_says_what_to_send(gateway: Gateway) -> None:
+    """415 names the media type sent (or none) and offers JSON (Accept-Post)."""
+    for content_type, shown in (("text/plain", "text/plain"), ("", "none")):
+        response = await gateway.http.post(
+            "/v1/games", content=b'{"variant": "bisley"}', headers={"Content-Type": content_type}
+        )
+        body = assert_problem(response, 415, "unsupported-media-type")
+        assert body["detail"] == f"the body must be application/json, not {shown}"
+        assert response.headers["accept-post"] == "application/json"
