@@ -65,6 +65,14 @@ class Gateway:
         game.follow(response)
         return response
 
+    async def autoplay_on(self, game: GameHandle, **headers: str) -> httpx.Response:
+        """Switches the game's autoplay setting on (a JSON merge patch of its settings)."""
+        return await self.http.patch(
+            f"/v1/games/{game.id}",
+            content=b'{"autoplay": true}',
+            headers={**game.auth(), "Content-Type": "application/merge-patch+json", **headers},
+        )
+
     async def undo(self, game: GameHandle) -> httpx.Response:
         return await self._history_step(game, "undo")
 

@@ -120,11 +120,8 @@ async def test_a_settings_change_or_a_delete_the_replica_cannot_confirm_is_503(
     async with patient as creator, hasty as gateway:
         game = await creator.create("bisley", deal=702)
         replica = redis_cluster.replica_of(redis_cluster.primary_of(game_keys(game.id).meta))
-        headers = {**game.auth(), "Content-Type": "application/merge-patch+json"}
         with stopped(replica):
-            patched = await gateway.http.patch(
-                f"/v1/games/{game.id}", content=b'{"autoplay": true}', headers=headers
-            )
+            patched = await gateway.autoplay_on(game)
             assert_unavailable(patched, "storage-unavailable")
             deleted = await gateway.http.delete(f"/v1/games/{game.id}", headers=game.auth())
             assert_unavailable(deleted, "storage-unavailable")

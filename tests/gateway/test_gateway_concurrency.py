@@ -225,13 +225,9 @@ async def test_a_settings_change_that_loses_a_race_with_a_move_changes_nothing(
         moved = await gateway.move(other, first)
         assert moved.status_code == 200, moved.text
 
-    headers = {**game.auth(), "Content-Type": "application/merge-patch+json"}
-    if if_match:
-        headers["If-Match"] = '"1"'
+    headers = {"If-Match": '"1"'} if if_match else {}
     with before_the_store(gateway, "set_settings", move_meanwhile):
-        response = await gateway.http.patch(
-            f"/v1/games/{game.id}", content=b'{"autoplay": true}', headers=headers
-        )
+        response = await gateway.autoplay_on(game, **headers)
     if if_match:
         assert_problem(response, 412, "stale-version")
         assert response.headers["etag"] == '"2"'

@@ -326,11 +326,7 @@ async def test_undo_and_redo_of_a_players_game_keep_its_settings_and_record(
     its deal."""
     player = await new_player(records_gateway)
     game = await new_game(records_gateway, player, "napoleon-at-st-helena", deal=12)
-    patched = await records_gateway.http.patch(
-        f"/v1/games/{game.id}",
-        content=b'{"autoplay": true}',
-        headers={**game.auth(), "Content-Type": "application/merge-patch+json"},
-    )
+    patched = await records_gateway.autoplay_on(game)
     assert patched.status_code == 200, patched.text
     game.follow(patched)
     hint = await records_gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())

@@ -136,11 +136,7 @@ async def test_the_streams_view_keeps_the_settings_and_a_proof_of_loss_for_its_v
     version it was made at only."""
     games: Games = gateway.app.state.games
     game = await gateway.create("bisley", deal=9)
-    patched = await gateway.http.patch(
-        f"/v1/games/{game.id}",
-        content=b'{"autoplay": true}',
-        headers={**game.auth(), "Content-Type": "application/merge-patch+json"},
-    )
+    patched = await gateway.autoplay_on(game)
     assert patched.status_code == 200, patched.text
     hint = await gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())
     assert hint.json()["kind"] == "lost", hint.text
