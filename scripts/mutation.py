@@ -61,7 +61,8 @@ HINTS = ("patience/solver/hints.py", "patience/solver/unseen.py")
 BODY_TESTS = tuple(
     f"tests/gateway/{name}.py"
     for name in (
-        "test_body_rules", "test_gateway_depth", "test_gateway_errors", "test_gateway_fast_moves",
+        "test_body_rules", "test_body_chunks", "test_gateway_depth", "test_gateway_errors",
+        "test_gateway_fast_moves",
     )
 )  # fmt: skip
 # The gateway part's tests: those of its three modules (events and streams; the views'
@@ -80,6 +81,7 @@ GATEWAY_TESTS = tuple(
         "test_gateway_operations", "test_gateway_outcomes", "test_gateway_concurrency",
         "test_gateway_create_once", "test_gateway_deal_reveal", "test_gateway_redis_cost",
         "test_gateway_cluster",  # the replicas' confirmation of each kind of change
+        "test_game_store",  # the store built inside each test: its settings, its fields
         # hints and settings; players, records and what ends a game (PostgreSQL's)
         "test_gateway_solver", "test_players", "test_records", "test_daily", "test_statistics",
         "test_challenges", "test_replays_and_shares", "test_signed_results",

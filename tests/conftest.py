@@ -123,3 +123,21 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         else:
             os.environ["TMPDIR"] = before
         tempfile.tempdir = None
+
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """On an xdist worker with `--dist loadgroup`: a test of an `xdist_group` must carry
+    its group in its id, as xdist's scheduler reads it there. Where the pytest and xdist
+    installed disagree about ids (pytest 9.2 with xdist 3.8), the groups would be spread
+    over the workers without a word: each worker would start its own Redis Cluster,
+    browser and benchmark run, and the suite would take minutes longer."""
+    config = item.config
+    if not hasattr(config, "workerinput") or not getattr(config.option, "loadgroup", False):
+        return
+    if item.get_closest_marker("xdist_group") is not None and "@" not in item.nodeid:
+        pytest.fail(
+            "this test is in an xdist_group, but its id does not name it: the pytest and"
+            " pytest-xdist installed do not keep groups together (pyproject.toml pins them)",
+            pytrace=False,
+        )

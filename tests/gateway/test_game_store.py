@@ -1,0 +1,441 @@
+"""GameStore (patience_gateway.storage.store) used directly on real Redis servers: what
+a create stores and each loader reads back, the time to live, the answers kept for
+Idempotency-Keys, the operations' scripts, the events' channel, replicas that do not
+confirm a change, and the deadline of a call.
+
+Each test builds its own store, runner and client inside the test, as the app does at
+its start: the gateway tests share one store built once per session, so the way a
+store is set up (its time to live, deadline, replica wait, publishing command) would
+otherwise be settled before any test runs, and no test would answer for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, replace
+from typing import Any, TypeVar
+
+import pytest
+from patience_gateway import speed
+from patience_gateway.settings import Settings
+from patience_gateway.storage.clients import open_redis, replica_wait
+from patience_gateway.storage.failures import ReplicationTimeout
+from patience_gateway.storage.keys import create_record_key, events_key, game_keys, outbox_key
+from patience_gateway.storage.outcomes import Outcome
+from patience_gateway.storage.records import (
+    CommitResult,
+    Created,
+    DealEnding,
+    HistoryRecord,
+    Loaded,
+    StoredAnswer,
+)
+from patience_gateway.storage.runners import ReplicaWait
+from patience_gateway.storage.store import CHECKPOINT_EVERY, MAX_STORED_ANSWERS, GameStore
+from patience_launcher.redis_server import EmbeddedRedis
+from redis.asyncio import Redis
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from tests.gateway.helpers import environment_speed_paths
+
+TTL_SECONDS = 1000
+SHORT_MS = 5000  # a time to live a read must renew (and a peek must leave)
+DEALT, S1, S2, S3 = b"dealt\x00state", b"state-1", b"state-2", b"state-3"
+TOKEN = hashlib.sha256(b"game token").digest()
+T = TypeVar("T")
+REFUSED = r"^0 of 1 replicas confirmed the change$"
+RUNNERS = pytest.mark.parametrize("fast", [True, False], ids=["speed-path", "reference"])
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """What a create is given, besides the id, state and token."""
+
+    deal: str
+    deal_secret: bool
+    autoplay: bool
+    owner: str
+    category: str
+    daily: str
+    game_record: bytes
+    outbox_entry: bytes = b""
+    variant: str = "klondike"
+    options_json: str = '["draw-3"]'
+    status: str = "playing"
+
+
+PLAYER = NewGame("", True, True, "player-7", "winnable", "2024-05-06", b"rec\x01")
+ANONYMOUS = NewGame("1234", False, False, "", "random", "", b"")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+@pytest.fixture
+def redis_settings(redis_url: str) -> Settings:
+    """The suite's Redis, the runner as the environment says (no engine: none is used)."""
+    return Settings(redis_url=redis_url, speed_paths=environment_speed_paths())
+
+
+def present(value: T | None) -> T:
+    assert value is not None
+    return value
+
+
+@asynccontextmanager
+async def opened(
+    settings: Settings,
+    *,
+    fast: bool | None = None,
+    timeout_seconds: float = 30.0,
+    wait: ReplicaWait | None = None,
+) -> AsyncIterator[tuple[GameStore, Redis]]:
+    """A store built as the app builds it (`app.create_app`), and its client; `fast`:
+    the speed path's runner or its reference (else as the environment says)."""
+    redis = open_redis(settings)
+    assert isinstance(redis, Redis)  # these tests run on a single server
+    runner = speed.script_runner(redis, wait, settings.speed_paths if fast is None else fast)
+    store = GameStore(redis, runner, TTL_SECONDS, timeout_seconds, wait=wait)
+    try:
+        yield store, redis
+    finally:
+        await store.aclose()
+        await redis.aclose()
+
+
+async def create(
+    store: GameStore, game_id: str, game: NewGame = ANONYMOUS, **more: object
+) -> Created:
+    return await store.create(game_id, state=DEALT, token_digest=TOKEN, **asdict(game), **more)
+
+
+async def step(
+    store: GameStore, op: str, game_id: str, version: int, state: bytes, move: str = "", **more: Any
+) -> CommitResult:
+    more.setdefault("status", "playing")
+    return await store.commit(op, game_id, expected_version=version, state=state, move=move, **more)
+
+
+async def pttls(redis: Redis, names: Iterable[bytes]) -> list[int]:
+    return [await redis.pttl(name) for name in names]
+
+
+async def shorten(redis: Redis, names: Iterable[bytes]) -> None:
+    for name in names:
+        await redis.pexpire(name, SHORT_MS)
+
+
+def renewed(ttls: list[int]) -> bool:
+    """Every key has the store's time to live again (a loaded machine: 10 s of slack)."""
+    return all(TTL_SECONDS * 1000 - 10_000 < ttl <= TTL_SECONDS * 1000 for ttl in ttls)
+
+
+# `apart`: what the game's meta hash holds besides the fields every game has. An anonymous
+# game keeps no owner, a random deal no category (it goes without saying), a free deal no day.
+@pytest.mark.parametrize(
+    ("game", "apart"),
+    [
+        (replace(PLAYER, outbox_entry=b"began"),
+         {b"owner": b"player-7", b"category": b"winnable", b"daily": b"2024-05-06"}),
+        (ANONYMOUS, {}),
+    ],
+    ids=["player", "anonymous"],
+)  # fmt: skip
+async def test_a_created_game_reads_back_as_given(
+    redis_settings: Settings, game: NewGame, apart: dict[bytes, bytes]
+) -> None:
+    game_id = new_id()
+    async with opened(redis_settings) as (store, redis):
+        try:
+            assert await create(store, game_id, game) == Created(Outcome.OK)
+            # The outbox starts with the game only when given an entry (a player's game).
+            assert await store.has_outbox(game_id) is bool(game.outbox_entry)
+            entries = await redis.xrange(outbox_key(game_id)) or []
+            expected = {b"entry": game.outbox_entry, b"history": b"", b"dealt": DEALT}
+            assert [fields for _, fields in entries] == ([expected] if game.outbox_entry else [])
+        finally:
+            # The suite's records drain would find the stream, and not read its entry.
+            await redis.delete(outbox_key(game_id))
+        assert await store.has_outbox(game_id) is False
+        meta = await redis.hgetall(game_keys(game_id).meta)
+        created = meta.pop(b"created")
+        assert abs(int(created) - time.time()) < 60
+        assert meta == {
+            b"version": b"1",
+            b"token": TOKEN,
+            b"variant": game.variant.encode(),
+            b"options": game.options_json.encode(),
+            b"deal": game.deal.encode(),
+            b"secret": b"1" if game.deal_secret else b"0",
+            b"status": game.status.encode(),
+            b"every": str(CHECKPOINT_EVERY).encode(),
+            b"autoplay": b"1" if game.autoplay else b"0",
+            b"record": game.game_record,
+            **apart,
+        }
+        category = "" if game.category == "random" else game.category
+        common = dict(autoplay=game.autoplay, owner=game.owner, category=category)
+        common |= dict(record=game.game_record, hints=None, created=created, daily=game.daily)
+        dealt = {"at_deal": True, "deal": game.deal, "deal_secret": game.deal_secret}
+        loaded = Loaded(DEALT, 1, TOKEN, None, **dealt, **common)
+        assert await store.load(game_id) == loaded
+        assert await store.peek(game_id) == loaded
+        assert await store.load_for_restart(game_id) == loaded
+        ending = DealEnding(game.status, game.deal_secret, game.deal)
+        undo = Loaded(b"", 1, TOKEN, None, moves=[], ending=ending, **common)
+        assert await store.load_for_undo(game_id) == undo
+        assert await store.load_for_redo(game_id) == Loaded(DEALT, 1, TOKEN, None, **common)
+        assert await store.load_history(game_id) == HistoryRecord(
+            1, TOKEN, game.variant, game.options_json, game.deal, game.deal_secret,
+            game.status, [], [], owner=game.owner, daily=game.daily,
+        )  # fmt: skip
+
+
+async def test_a_second_create_of_an_id_changes_nothing(redis_settings: Settings) -> None:
+    game_id, other = new_id(), new_id()
+    async with opened(redis_settings) as (store, redis):
+        kept = {"record": b"first answer", "record_ttl_seconds": 50}
+        assert await create(store, game_id, PLAYER, **kept) == Created(Outcome.OK)
+        # The create record lives its own time, not the game's.
+        assert 40_000 < await redis.pttl(create_record_key(game_id)) <= 50_000
+        assert await store.create_record(game_id) == b"first answer"
+        assert await store.create_record(other) is None
+        retried = {"record": b"second answer", "record_ttl_seconds": 50}
+        assert await create(store, game_id, ANONYMOUS, **retried) == Created(
+            Outcome.IDEMPOTENT_REPLAY, b"first answer"
+        )
+        assert await create(store, game_id, ANONYMOUS) == Created(Outcome.TAKEN)
+        # The game is still the first one.
+        history = present(await store.load_history(game_id))
+        assert (history.owner, history.deal) == ("player-7", "")
+        assert await redis.hget(game_keys(game_id).meta, "daily") == b"2024-05-06"
+        for read in (store.load, store.load_for_undo, store.load_for_redo, store.load_history):
+            assert await read(other) is None, read.__name__
+
+
+async def test_a_game_lives_its_time_to_live_from_each_use_but_a_peek(
+    redis_settings: Settings,
+) -> None:
+    game_id = new_id()
+    async with opened(redis_settings) as (store, redis):
+        await create(store, game_id)
+        names = game_keys(game_id)
+        assert renewed(await pttls(redis, [names.meta, names.states]))
+        answer = StoredAnswer("f", 200, '"2"', b"{}")
+        await step(store, "move", game_id, 1, S1, "m1", idempotency_key="k1", answer=answer)
+        await step(store, "move", game_id, 2, S2, "m2")
+        await step(store, "undo", game_id, 3, S1)
+        assert renewed(await pttls(redis, names))  # all six keys exist now
+        reads = (store.load, store.load_for_restart, store.load_for_undo, store.load_for_redo)
+        for read in (*reads, store.load_history):
+            await shorten(redis, names)
+            assert await read(game_id) is not None
+            assert renewed(await pttls(redis, names)), read.__name__
+        await shorten(redis, names)
+        assert await store.peek(game_id) is not None
+        # Without a replica wait there is nothing to confirm, and nothing is written.
+        await store.confirm_replicated(game_id)
+        assert all(0 < ttl <= SHORT_MS for ttl in await pttls(redis, names))
+
+
+async def test_each_operation_changes_the_history_its_own_way(redis_settings: Settings) -> None:
+    game_id = new_id()
+    async with opened(redis_settings) as (store, _):
+        await create(store, game_id)
+
+        async def history() -> tuple[list[str], list[str]]:
+            record = present(await store.load_history(game_id))
+            return record.moves, record.redo
+
+        assert await step(store, "move", game_id, 1, S1, "m1") == CommitResult(Outcome.OK, 2)
+        assert await step(store, "move", game_id, 2, S2, "m2") == CommitResult(Outcome.OK, 3)
+        undo = present(await store.load_for_undo(game_id))
+        assert (undo.state, undo.position, undo.moves, undo.dealt) == (DEALT, 2, [b"m1"], None)
+        assert await step(store, "undo", game_id, 3, S1) == CommitResult(Outcome.OK, 4)
+        assert await history() == (["m1"], ["m2"])
+        redo = present(await store.load_for_redo(game_id))
+        assert (redo.state, redo.next_redo, redo.version) == (S1, b"m2", 4)
+        assert await step(store, "redo", game_id, 4, S2) == CommitResult(Outcome.OK, 5)
+        assert await history() == (["m1", "m2"], [])
+        await step(store, "undo", game_id, 5, S1)
+        # The safe moves are one entry like a move, and clear what could be redone.
+        assert await step(store, "autoplay", game_id, 6, S3, "a1,a2") == CommitResult(Outcome.OK, 7)
+        assert await history() == (["m1", "a1,a2"], [])
+        loaded = present(await store.load(game_id))
+        assert (loaded.state, loaded.at_deal) == (S3, False)
+        # A restart is one entry too, back at the deal.
+        restart = await step(store, "restart", game_id, 7, DEALT, "restart")
+        assert restart == CommitResult(Outcome.OK, 8)
+        assert await history() == (["m1", "a1,a2", "restart"], [])
+        loaded = present(await store.load(game_id))
+        assert (loaded.state, loaded.at_deal) == (DEALT, True)
+        await step(store, "move", game_id, 8, S1, "b1")
+        # A restart among the moves to replay: undo reads the state as dealt too.
+        assert present(await store.load_for_undo(game_id)).dealt == DEALT
+        assert await step(store, "move", game_id, 3, S1, "x") == CommitResult(Outcome.STALE, 9)
+        assert await step(store, "redo", game_id, 9, S1) == CommitResult(Outcome.EMPTY)
+        assert await step(store, "move", new_id(), 1, S1, "x") == CommitResult(Outcome.GONE)
+
+
+async def test_loaders_read_what_later_changes_stored(redis_settings: Settings) -> None:
+    game_id = new_id()
+    async with opened(redis_settings) as (store, _):
+        await create(store, game_id, PLAYER)
+        assert await store.after_hint(game_id, 1, lost=True, count=True)
+        loaded = present(await store.load(game_id))
+        assert (loaded.proven_lost, loaded.hints) == (True, b"1")
+        shown = {"deal": "77", "open": "77", "record": b"rec\x02"}
+        await step(store, "move", game_id, 1, S1, "m", status="won", meta=shown)
+        loaded = present(await store.load(game_id))
+        # The proof of loss was for version 1, and the game moved on.
+        assert (loaded.proven_lost, loaded.deal, loaded.open_deal) == (False, "77", "77")
+        assert (loaded.record, loaded.deal_secret, loaded.state) == (b"rec\x02", True, S1)
+        undo = present(await store.load_for_undo(game_id))
+        assert undo.ending == DealEnding("won", True, "77")
+        assert (undo.open_deal, undo.record, undo.hints) == ("77", b"rec\x02", b"1")
+        redo = present(await store.load_for_redo(game_id))
+        assert (redo.open_deal, redo.hints) == ("77", b"1")
+        history = present(await store.load_history(game_id))
+        assert (history.deal, history.open_deal, history.status) == ("77", "77", "won")
+
+
+async def test_a_game_keeps_the_answers_of_its_last_keys_only(redis_settings: Settings) -> None:
+    game_id = new_id()
+    answers = [StoredAnswer(f"print-{n}", 200, f'"{n + 2}"', b"{}") for n in range(33)]
+    async with opened(redis_settings) as (store, redis):
+        await create(store, game_id)
+        for n, answer in enumerate(answers):
+            keyed = {"idempotency_key": f"key-{n}", "answer": answer}
+            result = await step(store, "move", game_id, n + 1, S1, f"m{n}", **keyed)
+            assert result == CommitResult(Outcome.OK, n + 2)
+        assert MAX_STORED_ANSWERS == 32
+        assert await redis.llen(game_keys(game_id).idem_order) == MAX_STORED_ANSWERS
+        for read in (store.load, store.load_for_undo, store.load_for_redo):
+            gone = await read(game_id, "key-0")
+            assert gone is not None and gone.answer is None, read.__name__
+            for n in (1, 32):
+                kept = await read(game_id, f"key-{n}")
+                assert kept is not None and kept.answer == answers[n], read.__name__
+        again = {"idempotency_key": "key-5", "answer": answers[0]}
+        retried = await step(store, "move", game_id, 1, S2, "again", **again)
+        assert retried == CommitResult(Outcome.IDEMPOTENT_REPLAY, answer=answers[5])
+
+
+async def test_changes_are_published_on_the_games_ordinary_channel(
+    redis_settings: Settings,
+) -> None:
+    game_id = new_id()
+    async with opened(redis_settings) as (store, redis):
+        assert store.sharded is False
+        await create(store, game_id)
+        async with redis.pubsub() as pubsub:
+            await pubsub.subscribe(events_key(game_id))
+            assert (await pubsub.get_message(timeout=5.0) or {}).get("type") == "subscribe"
+            await step(store, "move", game_id, 1, S1, "m", event=("move", b'{"n":1}'))
+            await store.set_settings(game_id, expected_version=2, autoplay=True, event_body=b"{}")
+            assert await store.delete(game_id, 2) == CommitResult(Outcome.STALE, 3)
+            assert await store.delete(game_id, 3) == CommitResult(Outcome.OK)
+            assert await store.delete(game_id, None) == CommitResult(Outcome.GONE)
+            published: list[bytes] = []
+            async with asyncio.timeout(5):
+                while len(published) < 3:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1)
+                    if message is not None:
+                        published.append(message["data"])
+        assert published == [
+            b'move 2\n{"n":1}',
+            b"settings 3\n{}",
+            b'deleted 4\n{"id":"%s"}' % game_id.encode(),
+        ]
+
+
+@RUNNERS
+async def test_a_change_its_replicas_do_not_confirm_is_made_but_not_acknowledged(
+    redis_settings: Settings, fast: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A single server has no replicas: WAIT answers 0 of the 1 asked for.
+    wait = replica_wait(replace(redis_settings, redis_wait_replicas=1, redis_wait_timeout_ms=50))
+    game_id, anonymous = new_id(), new_id()
+    caplog.set_level(logging.WARNING, logger="patience_gateway")
+    async with opened(redis_settings, fast=fast, wait=wait) as (store, redis):
+        meta = game_keys(game_id).meta
+        changes: list[tuple[Callable[[], Awaitable[object]], str, bytes | None]] = [
+            (lambda: create(store, game_id), "version", b"1"),
+            (lambda: step(store, "move", game_id, 1, S1, "m"), "version", b"2"),
+            (lambda: store.set_settings(game_id, expected_version=2, autoplay=True,
+                                        event_body=b"{}"), "autoplay", b"1"),
+            (lambda: store.end_game(game_id, expected_version=3, record=b"ended",
+                                    event=("", b"")), "record", b"ended"),
+            (lambda: store.delete(game_id, 4), "version", None),
+        ]  # fmt: skip
+        for change, field, stored in changes:
+            with pytest.raises(ReplicationTimeout, match=REFUSED):
+                await change()
+            assert await redis.hget(meta, field) == stored
+        with pytest.raises(ReplicationTimeout):
+            await create(store, anonymous)
+        with pytest.raises(ReplicationTimeout):
+            await store.claim(
+                anonymous, expected_version=1, player_id="p", category="random",
+                event_body=b"{}", outbox_entry=b"",
+            )  # fmt: skip
+        assert await redis.hget(game_keys(anonymous).meta, "owner") == b"p"
+        # Confirming what was written so far writes the time to live, then waits.
+        await redis.pexpire(game_keys(anonymous).meta, SHORT_MS)
+        with pytest.raises(ReplicationTimeout, match=REFUSED):
+            await store.confirm_replicated(anonymous)
+        assert renewed(await pttls(redis, [game_keys(anonymous).meta]))
+        # What changed nothing is answered as it is: there is nothing to confirm.
+        assert await create(store, anonymous) == Created(Outcome.TAKEN)
+        assert await step(store, "move", anonymous, 1, S1, "m") == CommitResult(Outcome.STALE, 2)
+    warned = [
+        r for r in caplog.records if r.name == "patience_gateway" and game_id in r.getMessage()
+    ]
+    assert len(warned) == len(changes)
+    for record in warned:
+        assert record.levelno == logging.WARNING
+        assert "0 of 1 replicas in 50 ms" in record.getMessage()
+
+
+@RUNNERS
+async def test_changes_the_replicas_asked_for_confirm_are_acknowledged(
+    redis_settings: Settings, fast: bool
+) -> None:
+    game_id = new_id()
+    async with opened(redis_settings, fast=fast, wait=ReplicaWait(0, 50)) as (store, redis):
+        assert await create(store, game_id) == Created(Outcome.OK)
+        assert await step(store, "move", game_id, 1, S1, "m") == CommitResult(Outcome.OK, 2)
+        changed = await store.set_settings(
+            game_id, expected_version=2, autoplay=False, event_body=b""
+        )
+        assert changed == CommitResult(Outcome.OK, 3)
+        await redis.pexpire(game_keys(game_id).meta, SHORT_MS)
+        await store.confirm_replicated(game_id)
+        assert renewed(await pttls(redis, [game_keys(game_id).meta]))
+        assert await store.delete(game_id, 3) == CommitResult(Outcome.OK)
+
+
+async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:
+    game_id = new_id()
+    # A server of its own: pausing the suite's would stall every other test.
+    with EmbeddedRedis() as server:
+        private = replace(redis_settings, redis_url=server.url)
+        async with opened(private, timeout_seconds=0.2) as (store, redis):
+            await create(store, game_id)
+            # Scripts wait while writes are paused; the pausing client's commands do not.
+            await redis.client_pause(3000, all=False)
+            try:
+                began = time.monotonic()
+                with pytest.raises(RedisTimeoutError, match=r"^Redis did not answer in time$"):
+                    await store.peek(game_id)
+                assert time.monotonic() - began < 2.5
+            finally:
+                await redis.client_unpause()
+            assert present(await store.load(game_id)).version == 1
