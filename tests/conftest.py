@@ -125,7 +125,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         tempfile.tempdir = None
 
 
-
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """On an xdist worker with `--dist loadgroup`: a test of an `xdist_group` must carry
     its group in its id, as xdist's scheduler reads it there. Where the pytest and xdist
