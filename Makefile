@@ -181,7 +181,8 @@ bench: $(STAMP)  ## the speed and load suite (bench/README.md)
 
 # Mutation testing (mutmut) of the rules library, the solver and the supervisor, each part
 # against its own tests, in build/mutation/ (docs/testing.md); not part of `make test`.
-# FILES="path ..." or SINCE=<commit> tries only those files; PARTS="solver ..." some parts.
+# FILES="path ..." or SINCE=<commit> tries only those files; PARTS="solver ..." some parts;
+# NAMES="glob ..." only the mutants those globs name.
 # mutmut has an environment of its own: it brings setproctitle, with which Granian and
 # pytest-xdist rename their processes, which `make test` must not see.
 MUTATION_VENV := build/mutation-venv
@@ -193,8 +194,9 @@ $(MUTATION_VENV)/.installed: pyproject.toml $(addsuffix /pyproject.toml,$(DISTRI
 		$(addprefix -e ,$(DISTRIBUTIONS)) -e '.[dev]' 'mutmut>=3.3,<4'
 	touch $@
 
-mutation: $(MUTATION_VENV)/.installed  ## mutation testing (FILES=..., SINCE=<commit>, PARTS=rules|solver|hints|bodies|gateway|launcher)
-	$(MUTATION_VENV)/bin/python scripts/mutation.py --parts "$(PARTS)" --files "$(FILES)" --since "$(SINCE)"
+mutation: $(MUTATION_VENV)/.installed  ## mutation testing (FILES=..., SINCE=<commit>, NAMES=<globs>, PARTS=rules|solver|hints|bodies|gateway|launcher)
+	$(MUTATION_VENV)/bin/python scripts/mutation.py --parts "$(PARTS)" --files "$(FILES)" \
+		--since "$(SINCE)" --names "$(NAMES)"
 
 clean:  ## remove .venv, node_modules and the tools' caches (not the games in .patience/)
 	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -6,6 +6,7 @@ that part (docs/testing.md).
     make mutation PARTS="solver"                   one part, or several
     make mutation FILES="services/engine/rules/patience/solver/pruning.py ..."
     make mutation SINCE=origin/main                the files changed since a commit
+    make mutation PARTS=gateway NAMES="*GameStore*__init__*"   only the mutants named
 
 Each part runs in a workspace of its own under build/mutation/<part>/: the package
 copied to src/, the tests copied beside it, a pyproject.toml with the part's mutmut
@@ -205,15 +206,17 @@ def prepare(key: str, part: Part, only: list[str]) -> Path:
     return work
 
 
-def run_part(key: str, only: list[str], children: int) -> dict[str, dict[str, int]]:
+def run_part(
+    key: str, only: list[str], children: int, names: list[str]
+) -> dict[str, dict[str, int]]:
     part = PARTS[key]
     work = prepare(key, part, only)
     mutmut = Path(sys.executable).with_name("mutmut")
     env = {**os.environ, "PATIENCE_MUTATION": "1"}
     print(f"== {key}: {', '.join(only)} against {', '.join(part.tests)}", flush=True)
-    status = subprocess.run(
-        [str(mutmut), "run", "--max-children", str(children)], cwd=work, env=env, check=False
-    ).returncode
+    # names: mutmut's own globs over its mutant names (`mutmut results` lists them)
+    command = [str(mutmut), "run", "--max-children", str(children), *names]
+    status = subprocess.run(command, cwd=work, env=env, check=False).returncode
     if status != 0:
         print(f"mutmut ended with status {status} in {work}", file=sys.stderr)
     return scores(work)
@@ -257,6 +260,9 @@ def main() -> int:
     parser.add_argument("--files", default="", help="only these files (repository paths)")
     parser.add_argument("--since", default="", help="only the files changed since this commit")
     parser.add_argument("--children", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--names", default="", help="only the mutants these globs name (mutmut's names)"
+    )
     args = parser.parse_args()
     files = args.files.split()
     if args.since:
@@ -286,7 +292,7 @@ def main() -> int:
             wanted[key] = list(PARTS[key].mutate)
     results: dict[str, dict[str, int]] = {}
     for key, only in wanted.items():
-        results.update(run_part(key, only, args.children))
+        results.update(run_part(key, only, args.children, args.names.split()))
     report(results)
     return 0
 

@@ -234,6 +234,32 @@ async def test_a_key_named_twice_across_chunks_is_refused(cut: int) -> None:
     assert problem["detail"] == "the body names the key 'deal' twice"
 
 
+async def test_a_long_key_named_twice_is_named_in_its_first_100_characters() -> None:
+    key = "k" * 150
+    body = json.dumps({key: 1}).encode()[:-1] + b", " + json.dumps({key: 2}).encode()[1:]
+    outcome = await drive(chunked(body[:100], body[100:]), with_length(body))
+    problem = outcome.problem(400, "malformed-body")
+    assert problem["detail"] == f"the body names the key {key[:100]!r} twice"
+
+
+@pytest.mark.parametrize("where", ["between", "last"])
+@pytest.mark.parametrize("body", [VALID, b'{"deal": 1, "deal": 2}'], ids=["valid", "duplicate"])
+async def test_a_message_without_a_body_adds_nothing_to_it(where: str, body: bytes) -> None:
+    # ASGI: an http.request message may leave `body` out, which means b""
+    first, second = body[:12], body[12:]  # the duplicate's cut: after `{"deal": 1, `
+    bodiless: Message = {"type": "http.request", "more_body": where == "between"}
+    if where == "between":
+        messages = [*chunked(first, b"")[:1], bodiless, *chunked(second)]
+    else:
+        messages = [*chunked(first, second, b"")[:2], bodiless]
+    outcome = await drive(messages, without_length(body))
+    assert b"".join(m.get("body", b"") for m in messages) == body
+    if body == VALID:
+        outcome.passed(VALID)
+    else:  # the checks read the same body as the route: this one names a key twice
+        outcome.problem(400, "malformed-body")
+
+
 # rule: (content type, body, status, problem code or None where the route answers)
 RULES: dict[str, tuple[str, bytes, int, str | None]] = {
     "media type": ("text/plain", b'{"deal": 1}', 415, "unsupported-media-type"),
