@@ -65,8 +65,8 @@ class NewGame:
     daily: str
     game_record: bytes
     outbox_entry: bytes = b""
-    variant: str = "klondike"
-    options_json: str = '["draw-3"]'
+    variant: str = "la-belle-lucie"
+    options_json: str = "[]"
     status: str = "playing"
 
 
