@@ -187,11 +187,11 @@ async def test_a_created_game_reads_back_as_given(
         loaded = Loaded(DEALT, 1, TOKEN, None, **dealt, **common)
         assert await store.load(game_id) == loaded
         assert await store.peek(game_id) == loaded
-        assert await store.load_for_restart(game_id) == loaded
+        assert await store.load_for_restart(game_id, "") == loaded
         ending = DealEnding(game.status, game.deal_secret, game.deal)
         undo = Loaded(b"", 1, TOKEN, None, moves=[], ending=ending, **common)
-        assert await store.load_for_undo(game_id) == undo
-        assert await store.load_for_redo(game_id) == Loaded(DEALT, 1, TOKEN, None, **common)
+        assert await store.load_for_undo(game_id, "") == undo
+        assert await store.load_for_redo(game_id, "") == Loaded(DEALT, 1, TOKEN, None, **common)
         assert await store.load_history(game_id) == HistoryRecord(
             1, TOKEN, game.variant, game.options_json, game.deal, game.deal_secret,
             game.status, [], [], owner=game.owner, daily=game.daily,
@@ -216,8 +216,9 @@ async def test_a_second_create_of_an_id_changes_nothing(redis_settings: Settings
         history = present(await store.load_history(game_id))
         assert (history.owner, history.deal) == ("player-7", "")
         assert await redis.hget(game_keys(game_id).meta, "daily") == b"2024-05-06"
-        for read in (store.load, store.load_for_undo, store.load_for_redo, store.load_history):
-            assert await read(other) is None, read.__name__
+        for read in (store.load, store.load_for_undo, store.load_for_redo):
+            assert await read(other, "") is None, read.__name__
+        assert await store.load_history(other) is None
 
 
 async def test_a_game_lives_its_time_to_live_from_each_use_but_a_peek(
@@ -234,9 +235,9 @@ async def test_a_game_lives_its_time_to_live_from_each_use_but_a_peek(
         await step(store, "undo", game_id, 3, S1)
         assert renewed(await pttls(redis, names))  # all six keys exist now
         reads = (store.load, store.load_for_restart, store.load_for_undo, store.load_for_redo)
-        for read in (*reads, store.load_history):
+        for read in (*reads, lambda gid, _key: store.load_history(gid)):
             await shorten(redis, names)
-            assert await read(game_id) is not None
+            assert await read(game_id, "") is not None
             assert renewed(await pttls(redis, names)), read.__name__
         await shorten(redis, names)
         assert await store.peek(game_id) is not None
@@ -256,11 +257,11 @@ async def test_each_operation_changes_the_history_its_own_way(redis_settings: Se
 
         assert await step(store, "move", game_id, 1, S1, "m1") == CommitResult(Outcome.OK, 2)
         assert await step(store, "move", game_id, 2, S2, "m2") == CommitResult(Outcome.OK, 3)
-        undo = present(await store.load_for_undo(game_id))
+        undo = present(await store.load_for_undo(game_id, ""))
         assert (undo.state, undo.position, undo.moves, undo.dealt) == (DEALT, 2, [b"m1"], None)
         assert await step(store, "undo", game_id, 3, S1) == CommitResult(Outcome.OK, 4)
         assert await history() == (["m1"], ["m2"])
-        redo = present(await store.load_for_redo(game_id))
+        redo = present(await store.load_for_redo(game_id, ""))
         assert (redo.state, redo.next_redo, redo.version) == (S1, b"m2", 4)
         assert await step(store, "redo", game_id, 4, S2) == CommitResult(Outcome.OK, 5)
         assert await history() == (["m1", "m2"], [])
@@ -278,7 +279,7 @@ async def test_each_operation_changes_the_history_its_own_way(redis_settings: Se
         assert (loaded.state, loaded.at_deal) == (DEALT, True)
         await step(store, "move", game_id, 8, S1, "b1")
         # A restart among the moves to replay: undo reads the state as dealt too.
-        assert present(await store.load_for_undo(game_id)).dealt == DEALT
+        assert present(await store.load_for_undo(game_id, "")).dealt == DEALT
         assert await step(store, "move", game_id, 3, S1, "x") == CommitResult(Outcome.STALE, 9)
         assert await step(store, "redo", game_id, 9, S1) == CommitResult(Outcome.EMPTY)
         assert await step(store, "move", new_id(), 1, S1, "x") == CommitResult(Outcome.GONE)
@@ -297,10 +298,10 @@ async def test_loaders_read_what_later_changes_stored(redis_settings: Settings) 
         # The proof of loss was for version 1, and the game moved on.
         assert (loaded.proven_lost, loaded.deal, loaded.open_deal) == (False, "77", "77")
         assert (loaded.record, loaded.deal_secret, loaded.state) == (b"rec\x02", True, S1)
-        undo = present(await store.load_for_undo(game_id))
+        undo = present(await store.load_for_undo(game_id, ""))
         assert undo.ending == DealEnding("won", True, "77")
         assert (undo.open_deal, undo.record, undo.hints) == ("77", b"rec\x02", b"1")
-        redo = present(await store.load_for_redo(game_id))
+        redo = present(await store.load_for_redo(game_id, ""))
         assert (redo.open_deal, redo.hints) == ("77", b"1")
         history = present(await store.load_history(game_id))
         assert (history.deal, history.open_deal, history.status) == ("77", "77", "won")
@@ -416,10 +417,23 @@ async def test_changes_the_replicas_asked_for_confirm_are_acknowledged(
             game_id, expected_version=2, autoplay=False, event_body=b""
         )
         assert changed == CommitResult(Outcome.OK, 3)
+        # An end or a claim answers the version it made, or the one that beat it (the
+        # gateway's ETag and 412 come from these).
+        ended = ("resign", b"{}")
+        assert await store.end_game(
+            game_id, expected_version=2, record=b"ended", event=ended
+        ) == CommitResult(Outcome.STALE, 3)
+        assert await store.end_game(
+            game_id, expected_version=3, record=b"ended", event=ended
+        ) == CommitResult(Outcome.OK, 4)
+        assert await store.claim(
+            game_id, expected_version=3, player_id="p", category="practice", event_body=b"",
+            outbox_entry=b"",
+        ) == CommitResult(Outcome.STALE, 4)  # fmt: skip
         await redis.pexpire(game_keys(game_id).meta, SHORT_MS)
         await store.confirm_replicated(game_id)
         assert renewed(await pttls(redis, [game_keys(game_id).meta]))
-        assert await store.delete(game_id, 3) == CommitResult(Outcome.OK)
+        assert await store.delete(game_id, 4) == CommitResult(Outcome.OK)
 
 
 async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:

@@ -261,7 +261,7 @@ class GameStore:
         """The game with its current state."""
         return await self._load(game_id, idempotency_key, _CURRENT)
 
-    async def load_for_restart(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
+    async def load_for_restart(self, game_id: str, idempotency_key: str) -> Loaded | None:
         """The game with its state as dealt."""
         return await self._load(game_id, idempotency_key, _DEALT)
 
@@ -318,7 +318,7 @@ class GameStore:
             daily=_text(daily),
         )
 
-    async def load_for_undo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
+    async def load_for_undo(self, game_id: str, idempotency_key: str) -> Loaded | None:
         reply = await self._run(scripts.LOAD_FOR_UNDO, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
@@ -359,7 +359,7 @@ class GameStore:
             daily=_text(daily),
         )
 
-    async def load_for_redo(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
+    async def load_for_redo(self, game_id: str, idempotency_key: str) -> Loaded | None:
         reply = await self._run(scripts.LOAD_FOR_REDO, game_id, [self._ttl_ms, idempotency_key])
         if reply is None:
             return None
