@@ -400,6 +400,8 @@ async def test_a_change_its_replicas_do_not_confirm_is_made_but_not_acknowledged
         r for r in caplog.records if r.name == "patience_gateway" and game_id in r.getMessage()
     ]
     assert len(warned) == len(changes)
+    # the other game's create, claim and confirmation
+    assert sum(anonymous in r.getMessage() for r in caplog.records) == 3
     for record in warned:
         assert record.levelno == logging.WARNING
         assert "0 of 1 replicas in 50 ms" in record.getMessage()
@@ -430,10 +432,20 @@ async def test_changes_the_replicas_asked_for_confirm_are_acknowledged(
             game_id, expected_version=3, player_id="p", category="practice", event_body=b"",
             outbox_entry=b"",
         ) == CommitResult(Outcome.STALE, 4)  # fmt: skip
+        claim = dict(player_id="p", category="practice", event_body=b"", outbox_entry=b"")
+        assert await store.claim(game_id, expected_version=4, **claim) == CommitResult(
+            Outcome.OK, 5
+        )
+        # taken, or gone: no version to tell
+        taken = CommitResult(Outcome.TAKEN)
+        assert await store.claim(game_id, expected_version=5, **claim) == taken
         await redis.pexpire(game_keys(game_id).meta, SHORT_MS)
         await store.confirm_replicated(game_id)
         assert renewed(await pttls(redis, [game_keys(game_id).meta]))
-        assert await store.delete(game_id, 4) == CommitResult(Outcome.OK)
+        assert await store.delete(game_id, 5) == CommitResult(Outcome.OK)
+        gone = CommitResult(Outcome.GONE)
+        assert await store.claim(game_id, expected_version=5, **claim) == gone
+        assert await store.end_game(game_id, expected_version=5, record=b"", event=ended) == gone
 
 
 async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:
