@@ -25,6 +25,7 @@ import pytest
 from patience_gateway import speed
 from patience_gateway.settings import Settings
 from patience_gateway.storage.clients import open_redis, replica_wait
+from patience_gateway.storage.events import EventHub
 from patience_gateway.storage.failures import ReplicationTimeout
 from patience_gateway.storage.keys import create_record_key, events_key, game_keys, outbox_key
 from patience_gateway.storage.outcomes import Outcome
@@ -38,8 +39,10 @@ from patience_gateway.storage.records import (
 )
 from patience_gateway.storage.runners import ReplicaWait
 from patience_gateway.storage.store import CHECKPOINT_EVERY, MAX_STORED_ANSWERS, GameStore
+from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from tests.gateway.helpers import environment_speed_paths
@@ -465,3 +468,31 @@ async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settin
             finally:
                 await redis.client_unpause()
             assert present(await store.load(game_id)).version == 1
+
+
+@pytest.mark.xdist_group("redis-cluster")
+async def test_on_a_cluster_changes_are_published_on_the_games_shard(
+    redis_cluster: EmbeddedRedisCluster,
+) -> None:
+    # A Redis Cluster's ordinary channels reach every node; the game's events go to its
+    # slot's node alone (SPUBLISH), where the gateway's listeners subscribe (SSUBSCRIBE).
+    settings = Settings(
+        redis_url=redis_cluster.url, redis_cluster=True, speed_paths=environment_speed_paths()
+    )
+    redis = open_redis(settings)
+    assert isinstance(redis, RedisCluster)
+    store = GameStore(redis, speed.script_runner(redis, None, settings.speed_paths), TTL_SECONDS)
+    hub = EventHub(redis)
+    game_id = new_id()
+    try:
+        assert store.sharded is True
+        await create(store, game_id)
+        async with hub.listen(game_id) as listener:
+            await step(store, "move", game_id, 1, S1, "m", event=("move", b'{"n":1}'))
+            async with asyncio.timeout(10):
+                heard = await listener.get()
+        assert (heard.kind, heard.version, heard.body) == ("move", 2, b'{"n":1}')
+    finally:
+        await hub.aclose()
+        await store.aclose()
+        await redis.aclose()
