@@ -195,13 +195,13 @@ class GameStore:
         deal: str,
         deal_secret: bool,
         status: str,
+        game_record: bytes,
+        owner: str,
+        category: str,
+        outbox_entry: bytes,
         autoplay: bool = False,
         record: bytes = b"",
         record_ttl_seconds: int = 0,
-        game_record: bytes = b"",
-        owner: str = "",
-        category: str = "",
-        outbox_entry: bytes = b"",
         daily: str = "",
     ) -> Created:
         """Store a new game at version 1, and with `record` the create record, kept
