@@ -19,8 +19,9 @@ from patience_contract.client import SyncEngineClient
 from patience_engine.sealing import key_id_of
 from patience_launcher import probes
 from patience_launcher.addresses import free_port, port_is_closed
-from patience_launcher.data_folder import RunData
+from patience_launcher.data_folder import EPHEMERAL_PREFIX
 from patience_launcher.healthcheck import main as healthcheck
+from patience_launcher.scratch import sweep_abandoned
 from patience_launcher.seal_keys import STORE_RECORD
 
 from tests.launcher.launcher_run import (
@@ -188,20 +189,34 @@ def test_a_service_that_keeps_crashing_stops_everything_with_status_1(
         assert port_is_closed("127.0.0.1", port)
 
 
-def test_when_the_launcher_is_killed_outright_its_services_stop_too(serve: LauncherRun) -> None:
-    serve.wait_ready()
-    direct = [proc for proc in serve.children if proc.ppid == serve.process.pid]
-    assert len(direct) == 4, serve.children  # redis, postgres, engine, gateway
-    data = Path(serve.banner_value("Data"))
-    serve.process.kill()  # SIGKILL: no chance to clean up
-    serve.process.wait(timeout=60)
-    deadline = time.monotonic() + 60
-    while serve.leftovers() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert serve.leftovers() == []
-    assert data.is_dir(), "a launcher killed outright cannot remove its temporary folder"
-    RunData(ephemeral=True).release()  # what the next `patience serve --ephemeral` does first
-    assert not data.exists()
+def test_when_the_launcher_is_killed_outright_its_services_stop_too(
+    tmp_path: Path, ports: tuple[int, int]
+) -> None:
+    # A temporary directory of its own: another test's `patience serve --ephemeral`,
+    # started meanwhile on another worker, would sweep the abandoned folder first.
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS} | {"TMPDIR": str(own_tmp)}
+    more = ("--ephemeral", "--solver-processes", "2")
+    serve = LauncherRun(serve_args(*ports, *more), tmp_path, env=env)
+    try:
+        serve.wait_ready()
+        direct = [proc for proc in serve.children if proc.ppid == serve.process.pid]
+        assert len(direct) == 4, serve.children  # redis, postgres, engine, gateway
+        data = Path(serve.banner_value("Data"))
+        assert data.parent == own_tmp
+        serve.process.kill()  # SIGKILL: no chance to clean up
+        serve.process.wait(timeout=60)
+        deadline = time.monotonic() + 60
+        while serve.leftovers() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert serve.leftovers() == []
+        assert data.is_dir(), "a launcher killed outright cannot remove its temporary folder"
+        # what the next `patience serve --ephemeral` does first
+        assert sweep_abandoned(EPHEMERAL_PREFIX, own_tmp) == [data]
+        assert not data.exists()
+    finally:
+        serve.cleanup()
 
 
 def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
