@@ -42,11 +42,14 @@ def get_json(url: str) -> object:
         return json.loads(response.read())
 
 
+# the `serve` fixture's run: a temporary data folder, two search processes
+EPHEMERAL_SERVE = ("--ephemeral", "--solver-processes", "2")
+
+
 @pytest.fixture
 def serve(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
     http_port, grpc_port = ports
-    more = ("--ephemeral", "--solver-processes", "2")
-    run = LauncherRun(serve_args(http_port, grpc_port, *more), tmp_path)
+    run = LauncherRun(serve_args(http_port, grpc_port, *EPHEMERAL_SERVE), tmp_path)
     try:
         yield run
     finally:
@@ -197,8 +200,7 @@ def test_when_the_launcher_is_killed_outright_its_services_stop_too(
     own_tmp = tmp_path / "tmp"
     own_tmp.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS} | {"TMPDIR": str(own_tmp)}
-    more = ("--ephemeral", "--solver-processes", "2")
-    serve = LauncherRun(serve_args(*ports, *more), tmp_path, env=env)
+    serve = LauncherRun(serve_args(*ports, *EPHEMERAL_SERVE), tmp_path, env=env)
     try:
         serve.wait_ready()
         direct = [proc for proc in serve.children if proc.ppid == serve.process.pid]
