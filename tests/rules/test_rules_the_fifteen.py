@@ -99,13 +99,20 @@ def opening(
     return pos(t=layout, f=founds, fill=False, dump=None, m=0)
 
 
-def assert_withdraw_events(events: tuple[CardMoved, ...], withdrawn: set[CardMoved]) -> None:
-    """The withdrawn cards' moves, and at most the closing up of their columns (a card one
-    place down in its own column)."""
-    assert withdrawn <= set(events)
-    for event in set(events) - withdrawn:
-        assert event.source == event.target and event.target_index == event.source_index - 1
-        assert event.source_index > 5
+def assert_withdraw_events(
+    before: patience.State, events: tuple[CardMoved, ...], withdrawn: set[CardMoved]
+) -> None:
+    """The withdrawn cards' moves, and the closing up of their columns: every card above a
+    withdrawn one, one place down in its own column (a client animates each)."""
+    closing_up = {
+        CardMoved(cards[i], event.source, i, event.source, i - 1)
+        for event in withdrawn
+        for cards in [before.pile(event.source)]
+        for i in range(event.source_index + 1, len(cards))
+    }
+    assert closing_up  # each column has a card above its sixth
+    assert len(events) == len(withdrawn | closing_up)
+    assert set(events) == withdrawn | closing_up
 
 
 # --- the deal -------------------------------------------------------------------------
@@ -185,7 +192,7 @@ def test_withdraw_an_ace_closes_up_the_column() -> None:
     assert after.pile("t5") == before[:5] + before[6:]
     assert changed(state, after).keys() == {"t5", "f3"}
     assert (after.moves_made, after.foundation_cards) == (1, 1)
-    assert_withdraw_events(events, {CardMoved(card("AH"), "t5", 5, "f3", 0)})
+    assert_withdraw_events(state, events, {CardMoved(card("AH"), "t5", 5, "f3", 0)})
 
 
 def test_withdraw_an_ace_and_a_king_in_one_move() -> None:
@@ -198,6 +205,7 @@ def test_withdraw_an_ace_and_a_king_in_one_move() -> None:
     assert changed(state, after).keys() == {"t5", "t9", "f3", "f6"}
     assert (after.moves_made, after.foundation_cards) == (1, 2)
     assert_withdraw_events(
+        state,
         events,
         {CardMoved(card("AH"), "t5", 5, "f3", 0), CardMoved(card("KS"), "t9", 5, "f6", 0)},
     )
@@ -224,6 +232,13 @@ def test_withdraw_bad_card(sixth: dict[str, str], move: str) -> None:
     state = opening(sixth=sixth)
     assert state.status is Status.PLAYING
     assert_rejected(state, move, "withdraw_bad_card")
+
+
+@pytest.mark.parametrize("columns", [(), ("t5", "t5"), ("t2", "t5", "t9")])
+def test_withdraw_of_no_column_one_twice_or_three(columns: tuple[str, ...]) -> None:
+    """Moves the notation cannot write, but a Move (or a gRPC client) can carry."""
+    state = opening(sixth={"t2": "KC", "t5": "AH", "t9": "KS"})
+    assert_rejected(state, patience.Move.withdraw(*columns), "withdraw_bad_card")
 
 
 def test_withdraw_from_a_column_without_a_sixth_card() -> None:
