@@ -123,3 +123,43 @@ def test_options_make_declarations_of_their_own() -> None:
     same = flagged.with_options({"note"})
     for field in dataclasses.fields(flagged):  # variants compare by identity
         assert getattr(same, field.name) == getattr(flagged, field.name), field.name
+
+
+def test_aces_sent_home_by_the_deal_leave_the_rest_in_the_stock() -> None:
+    """A declaration none of the nine games makes: a stock and aces dealt to the
+    foundations (Napoleon at St Helena's two packs, its aces taken out first). What the
+    deal leaves in the stock is what a state of the game may hold there: the opening
+    position, and one card dealt on, are accepted from their parts; the same with no
+    move made is refused."""
+    napoleon = patience.get_variant("napoleon-at-st-helena")
+    declared = dataclasses.replace(
+        napoleon,
+        id="napoleon-aces-home",
+        deal_pattern=dataclasses.replace(napoleon.deal_pattern, aces_to_foundations=True),
+    )
+    opening = declared.new_game(7)
+    assert all(len(opening.pile(f"f{i}")) == 1 for i in range(1, 9))
+    assert opening.stock_size == 104 - 40 - 8
+    dealt = opening.apply(patience.Move.deal())
+    for state in (opening, dealt):
+        again = patience.State.from_parts(
+            declared,
+            state.piles,
+            options=state.options,
+            redeals_left=state.redeals_left,
+            moves_made=state.moves_made,
+            deal=state.deal,
+            draws=state.draws,
+        )
+        assert again == state
+    with pytest.raises(patience.InvalidState) as refused:
+        patience.State.from_parts(
+            declared,
+            dealt.piles,
+            options=dealt.options,
+            redeals_left=dealt.redeals_left,
+            moves_made=0,
+            deal=dealt.deal,
+            draws=dealt.draws,
+        )
+    assert str(refused.value) == "0 redeal(s) and 1 card(s) dealt need at least 1 moves"
