@@ -163,3 +163,25 @@ def test_aces_sent_home_by_the_deal_leave_the_rest_in_the_stock() -> None:
             draws=dealt.draws,
         )
     assert str(refused.value) == "0 redeal(s) and 1 card(s) dealt need at least 1 moves"
+
+
+def test_reserve_cells_beside_a_waste_take_tableau_cards_only() -> None:
+    """Another declaration none of the nine makes: Napoleon at St Helena with two reserve
+    cells. A cell takes a column's top card, never the waste's, and gives its card only
+    to a foundation."""
+    napoleon = patience.get_variant("napoleon-at-st-helena")
+    declared = dataclasses.replace(napoleon, id="napoleon-two-cells", cells=2)
+    dealt = declared.new_game(7).apply(patience.Move.deal())
+    with pytest.raises(patience.IllegalMove) as refused:
+        dealt.apply(patience.Move.parse("waste-r1"))
+    assert (refused.value.rule, str(refused.value)) == (
+        "reserve_from_tableau_only",
+        "only a tableau card may enter a reserve cell",
+    )
+    parked = dealt.apply(patience.Move.parse("t1-r1"))
+    with pytest.raises(patience.IllegalMove) as refused:
+        parked.apply(patience.Move.parse("r1-t2"))
+    assert (refused.value.rule, str(refused.value)) == (
+        "reserve_to_foundation_only",
+        "a reserve card may only go to a foundation",
+    )
