@@ -12,9 +12,11 @@ import pytest
 from patience.building import BuildRule, FillRule
 from patience.cards import CARD_NAMES, parse_card
 from patience.dealing import (
+    DealPattern,
     deal_in_fours,
     deal_in_shrinking_rows,
     deal_in_thirds,
+    passes,
     pile_span,
     shrinking_rows,
     thirds,
@@ -184,4 +186,26 @@ def test_reserve_cells_beside_a_waste_take_tableau_cards_only() -> None:
     assert (refused.value.rule, str(refused.value)) == (
         "reserve_to_foundation_only",
         "a reserve card may only go to a foundation",
+    )
+
+
+def test_declarations_the_rules_cannot_play_are_named() -> None:
+    """A deal that leaves cards over with nowhere to put them is a mistake in the
+    declaration, named when the game is first dealt; a redeal rule with no redeals
+    declared gives a game without a redeal."""
+    cody = patience.get_variant("cody")
+    short = dataclasses.replace(
+        cody, id="cody-short", deal_pattern=DealPattern(passes("t", 26, 26, 26))
+    )
+    with pytest.raises(ValueError) as refused:
+        short.new_game(1)
+    assert str(refused.value) == "cody-short: the deal leaves cards but has no stock"
+    lucie = patience.get_variant("la-belle-lucie")
+    assert lucie.redeal is not None
+    none_left = dataclasses.replace(lucie, id="lucie-no-redeals", redeals=0)
+    with pytest.raises(patience.IllegalMove) as no_redeal:
+        none_left.new_game(1).apply(patience.Move.redeal())
+    assert (no_redeal.value.rule, str(no_redeal.value)) == (
+        "no_redeal",
+        "La Belle Lucie has no redeal",
     )
