@@ -344,3 +344,12 @@ def test_draws_and_redeals_agree_in_the_lucie_family() -> None:
         rebuilt(state, redeals_left=after.redeals_left)  # a redeal, no draws
     assert info.value.reason == "BAD_COUNTER"
     assert rebuilt(after) == after
+
+
+def test_a_state_is_not_built_directly() -> None:
+    """A State made with its class alone would hold no position: it says how to make one."""
+    with pytest.raises(TypeError) as refused:
+        State()
+    assert str(refused.value) == (
+        "build a State with variant.new_game, State.from_parts or parse_state"
+    )
