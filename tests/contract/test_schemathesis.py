@@ -22,7 +22,7 @@ import httpx
 import pytest
 from patience_launcher.addresses import free_port
 
-from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, serve_args
+from tests.launcher.launcher_run import LauncherRun, clean_env, serve_args
 
 CONFIG = Path(__file__).with_name("schemathesis.toml")
 # Examples per operation and phase: about 1,700 requests in all; SCHEMATHESIS_EXAMPLES
@@ -43,7 +43,7 @@ SERVED_ENV = {
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`patience serve` on free ports; its base URL once today's deal is ready."""
     folder = tmp_path_factory.mktemp("contract")
-    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS} | SERVED_ENV
+    env = clean_env(**SERVED_ENV)
     run = LauncherRun(serve_args(free_port(), free_port(), "--ephemeral"), folder, env)
     try:
         run.wait_ready()

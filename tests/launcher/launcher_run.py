@@ -81,6 +81,12 @@ SERVICE_WORDS = {
 }
 
 
+def clean_env(**settings: str) -> dict[str, str]:
+    """This machine's environment without its own settings (they must not leak into the
+    launcher under test), plus `settings`."""
+    return {**{k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}, **settings}
+
+
 class LauncherRun:
     """`patience ARGS...` with stdout and stderr in files (no pipe can fill up)."""
 
@@ -95,10 +101,7 @@ class LauncherRun:
         so that the default data folder, ./.patience, lands in the test's own folder)."""
         self.stdout_path = folder / "stdout.txt"
         self.stderr_path = folder / "stderr.txt"
-        if env is None:  # this machine's own settings must not leak into the test
-            full_env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
-        else:
-            full_env = dict(env)
+        full_env = clean_env() if env is None else dict(env)
         with self.stdout_path.open("wb") as out, self.stderr_path.open("wb") as err:
             self.process = subprocess.Popen(
                 [*patience_argv(), *args],

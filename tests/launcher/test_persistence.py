@@ -3,7 +3,6 @@ are all there; one launcher at a time per data folder."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import pytest
 from patience_engine.config import read_key_file
 from patience_engine.sealing import key_id_of
 
-from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, serve_args
+from tests.launcher.launcher_run import LauncherRun, clean_env, serve_args
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -25,7 +24,7 @@ def start(folder: Path, logs: str, ports: tuple[int, int], env: dict[str, str]) 
 def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
     tmp_path: Path, ports: tuple[int, int]
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
+    env = clean_env()
     first = start(tmp_path, "first", ports, env)
     try:
         first.wait_ready()

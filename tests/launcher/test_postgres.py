@@ -19,14 +19,9 @@ from patience_launcher.records_database import start_database
 from patience_launcher.services import redact
 from patience_launcher.supervisor import Supervisor
 
-from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, named, serve_args
+from tests.launcher.launcher_run import LauncherRun, clean_env, named, serve_args
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
-
-
-def clean_env(**settings: str) -> dict[str, str]:
-    """This machine's environment without its own settings, plus `settings`."""
-    return {**{k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}, **settings}
 
 
 def embedded_url(run: LauncherRun) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.launcher.launcher_run import OWN_SETTINGS, LauncherRun, serve_args
+from tests.launcher.launcher_run import LauncherRun, clean_env, serve_args
 from tests.launcher.processes import Proc
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -153,8 +153,7 @@ def stack(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
         http_port, grpc_port, "--appendfsync", "always", engine_workers=2, gateway_workers=2
     )
     # a lost announcement is looked for every few seconds, not minutes
-    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
-    run = LauncherRun(args, tmp_path, env={**env, "OUTBOX_SWEEP_SECONDS": "2"})
+    run = LauncherRun(args, tmp_path, env=clean_env(OUTBOX_SWEEP_SECONDS="2"))
     try:
         run.wait_ready()
         yield run

@@ -25,9 +25,9 @@ from patience_launcher.scratch import sweep_abandoned
 from patience_launcher.seal_keys import STORE_RECORD
 
 from tests.launcher.launcher_run import (
-    OWN_SETTINGS,
     LauncherRun,
     answers_ready,
+    clean_env,
     named,
     serve_args,
 )
@@ -199,7 +199,7 @@ def test_when_the_launcher_is_killed_outright_its_services_stop_too(
     # started meanwhile on another worker, would sweep the abandoned folder first.
     own_tmp = tmp_path / "tmp"
     own_tmp.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS} | {"TMPDIR": str(own_tmp)}
+    env = clean_env(TMPDIR=str(own_tmp))
     serve = LauncherRun(serve_args(*ports, *EPHEMERAL_SERVE), tmp_path, env=env)
     try:
         serve.wait_ready()
@@ -237,7 +237,7 @@ def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
 
 def test_engine_and_gateway_alone_with_their_workers(tmp_path: Path, redis_url: str) -> None:
     grpc_port = free_port()
-    clean = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
+    clean = clean_env()
     (tmp_path / "engine").mkdir()
     (tmp_path / "gateway").mkdir()
     engine = LauncherRun(

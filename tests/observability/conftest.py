@@ -60,11 +60,9 @@ _METRICS = re.compile(r"Metrics\s+(\S+) \(gateway\), (\S+) \(engine\)")
 def start_serve(folder: Path, env: dict[str, str]) -> Iterator[Served]:
     """`patience serve` (one engine and one gateway process, an embedded Redis and
     PostgreSQL, its data in a temporary folder) with `env` over this environment."""
-    from tests.launcher.launcher_run import OWN_SETTINGS
+    from tests.launcher.launcher_run import clean_env
 
-    full_env = {k: v for k, v in os.environ.items() if k not in OWN_SETTINGS}
-    full_env.update(env)
-    run = LauncherRun(serve_args(free_port(), free_port(), "--ephemeral"), folder, full_env)
+    run = LauncherRun(serve_args(free_port(), free_port(), "--ephemeral"), folder, clean_env(**env))
     try:
         run.wait_ready()
         match = _METRICS.search(run.stdout)
