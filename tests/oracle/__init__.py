@@ -36,6 +36,7 @@ from .checks import (  # noqa: E402
     changed,
     check_lucie_redeal,
     legal_texts,
+    rebuilt,
 )
 from .deals import Generator, expected_deal, lucie_redeal, shuffled_pack  # noqa: E402
 from .games import (  # noqa: E402
@@ -110,6 +111,7 @@ __all__ = [
     "position",
     "random_moves",
     "rank_of",
+    "rebuilt",
     "shuffled_pack",
     "suit_of",
 ]

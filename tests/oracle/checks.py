@@ -1,4 +1,5 @@
-"""Assertions about moves: refused with a rule and nothing changed, or listed and applied."""
+"""Assertions about moves: refused with a rule and nothing changed, or listed and applied;
+and a state made again from its parts."""
 
 from __future__ import annotations
 
@@ -9,6 +10,20 @@ from patience import IllegalMove, Move, State
 from .cards import names
 from .deals import lucie_redeal
 from .positions import card_multiset, piles_by_id
+
+
+def rebuilt(state: State, piles: object = None, **changes: object) -> State:
+    """``State.from_parts`` of the state's own parts (its piles, or ``piles``), with
+    ``changes`` to its counters, deal or options."""
+    given_piles = state.piles if piles is None else piles
+    parts = {
+        "options": state.options,
+        "redeals_left": state.redeals_left,
+        "moves_made": state.moves_made,
+        "deal": state.deal,
+        "draws": state.draws,
+    }
+    return State.from_parts(state.variant, given_piles, **{**parts, **changes})  # type: ignore[arg-type]
 
 
 def as_move(move: str | Move) -> Move:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from patience import InvalidState, NotationError, State
 from patience.compiled import rules_of
 
-from tests.oracle import LUCIE_FAMILY, SHAPES, Walk, played_games
+from tests.oracle import LUCIE_FAMILY, SHAPES, Walk, played_games, rebuilt
 from tests.solver.soundness import near_end, stressed
 
 VARIANT_IDS = list(patience.VARIANTS)
@@ -35,21 +35,6 @@ def states(draw: st.DrawFn, variant_id: str) -> State:
     if kind == "near the end":
         return near_end(variant_id, rng)
     return stressed(variant_id, rng, "blocked")
-
-
-def parts(state: State) -> dict[str, object]:
-    return {
-        "options": state.options,
-        "redeals_left": state.redeals_left,
-        "moves_made": state.moves_made,
-        "deal": state.deal,
-        "draws": state.draws,
-    }
-
-
-def rebuilt(state: State, piles: object = None, **changes: object) -> State:
-    given_piles = state.piles if piles is None else piles
-    return State.from_parts(state.variant, given_piles, **{**parts(state), **changes})  # type: ignore[arg-type]
 
 
 class Code(int):

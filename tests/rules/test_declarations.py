@@ -23,6 +23,8 @@ from patience.dealing import (
 )
 from patience.piles import Direction, Foundation, aces_and_kings, aces_up, numbered
 
+from tests.oracle import rebuilt
+
 
 def test_piles_are_named_from_one() -> None:
     assert numbered("t", 3) == ("t1", "t2", "t3")
@@ -144,26 +146,9 @@ def test_aces_sent_home_by_the_deal_leave_the_rest_in_the_stock() -> None:
     assert opening.stock_size == 104 - 40 - 8
     dealt = opening.apply(patience.Move.deal())
     for state in (opening, dealt):
-        again = patience.State.from_parts(
-            declared,
-            state.piles,
-            options=state.options,
-            redeals_left=state.redeals_left,
-            moves_made=state.moves_made,
-            deal=state.deal,
-            draws=state.draws,
-        )
-        assert again == state
+        assert state.variant is declared and rebuilt(state) == state
     with pytest.raises(patience.InvalidState) as refused:
-        patience.State.from_parts(
-            declared,
-            dealt.piles,
-            options=dealt.options,
-            redeals_left=dealt.redeals_left,
-            moves_made=0,
-            deal=dealt.deal,
-            draws=dealt.draws,
-        )
+        rebuilt(dealt, moves_made=0)
     assert str(refused.value) == "0 redeal(s) and 1 card(s) dealt need at least 1 moves"
 
 
