@@ -36,3 +36,26 @@ def test_one_copy_of_a_card_that_builds_on_it_out_holds_a_card_back() -> None:
     pos = model.position(both)
     assert safe.home(pos[2], three) == 2
     assert safe.is_safe(pos, four, f5, False)
+
+
+def test_a_card_both_its_foundations_want_goes_home_once_uncovered() -> None:
+    """Both hearts foundations at the three: the four of hearts is safe (the two threes
+    that build on it are home, and its twin foundation wants it too). A move onto a
+    column that uncovers it must be followed by the full look (`settle_after` as
+    `settle`), which plays it home."""
+    before = position(
+        "napoleon-at-st-helena",
+        t={"t1": "4H 9C", "t2": "TC"},
+        f={"f5": "3H", "f6": "3H"},
+        stock="",
+        n=0,
+    )
+    model = Model(rules_of(before), before.deal)
+    safe = SafeMoves(model)
+    pos = model.position(before)
+    t1, t2 = model.pile_ids.index("t1"), model.pile_ids.index("t2")
+    (move,) = [m for m in model.legal_moves(pos) if m[1:3] == (t1, t2)]
+    after = model.apply(pos, move)
+    settled, played = safe.settle(after)
+    assert any(m[1] == t1 and model.pile_ids[m[2]] in ("f5", "f6") for m in played)
+    assert safe.settle_after(after, move) == (settled, played)
