@@ -59,3 +59,17 @@ def test_a_card_both_its_foundations_want_goes_home_once_uncovered() -> None:
     settled, played = safe.settle(after)
     assert any(m[1] == t1 and model.pile_ids[m[2]] in ("f5", "f6") for m in played)
     assert safe.settle_after(after, move) == (settled, played)
+
+
+def test_a_safe_card_goes_home_to_the_last_foundation_too() -> None:
+    """The diamonds are f7 and f8, f7 at the four and f8 at the three: the other four of
+    diamonds, on t1, is safe and only f8 takes it. `settle` plays it there, as it would
+    on any other foundation."""
+    state = position(
+        "napoleon-at-st-helena", t={"t1": "4D"}, f={"f7": "4D", "f8": "3D"}, stock="", n=0
+    )
+    model = Model(rules_of(state), state.deal)
+    pos = model.position(state)
+    t1, f8 = model.pile_ids.index("t1"), model.pile_ids.index("f8")
+    _, played = SafeMoves(model).settle(pos)
+    assert any(move[1:3] == (t1, f8) for move in played)
