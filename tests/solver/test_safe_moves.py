@@ -8,7 +8,7 @@ from __future__ import annotations
 from patience import Move
 from patience.cards import parse_card
 from patience.compiled import rules_of
-from patience.solver.model import Model
+from patience.solver.model import TRANSFER, Model
 from patience.solver.safe_moves import SafeMoves
 
 from tests.oracle import position
@@ -73,3 +73,18 @@ def test_a_safe_card_goes_home_to_the_last_foundation_too() -> None:
     t1, f8 = model.pile_ids.index("t1"), model.pile_ids.index("f8")
     _, played = SafeMoves(model).settle(pos)
     assert any(move[1:3] == (t1, f8) for move in played)
+
+
+def test_a_safe_card_in_a_reserve_cell_goes_home() -> None:
+    """Cody: a four of spades waits in r1, the spades up-foundation f2 is at the three
+    and the down-foundation f6 has come down to the other four. Nothing builds on Cody's
+    fans, and the four's twin is home: the four is safe, and goes home from its cell,
+    whether or not a column sends a card home first."""
+    for columns in ({"t1": "9S"}, {"t1": "9S 5H"}):  # 5H: f7, the hearts down, is at six
+        state = position(
+            "cody", t=columns, r={"r1": "4S", "r2": ""}, f={"f2": "3S", "f6": "4S", "f7": "6H"}
+        )
+        model = Model(rules_of(state), state.deal)
+        r1, f2 = model.pile_ids.index("r1"), model.pile_ids.index("f2")
+        _, played = SafeMoves(model).settle(model.position(state))
+        assert (TRANSFER, r1, f2, 1) in played, columns
