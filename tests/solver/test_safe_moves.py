@@ -88,3 +88,20 @@ def test_a_safe_card_in_a_reserve_cell_goes_home() -> None:
         r1, f2 = model.pile_ids.index("r1"), model.pile_ids.index("f2")
         _, played = SafeMoves(model).settle(model.position(state))
         assert (TRANSFER, r1, f2, 1) in played, columns
+
+
+def test_a_redeal_to_come_holds_back_no_card_in_a_cell() -> None:
+    """Little Billee with redeals left: a redeal gathers the columns, never the reserve
+    cells, so a safe card in a cell goes home at once (one on a column would wait)."""
+    for redeals_left in (2, 1, 0):
+        state = position(
+            "little-billee",
+            t={"t1": "9S"},
+            r={"r1": "4S", "r2": ""},
+            f={"f2": "3S", "f6": "4S", "f7": "6H"},
+            n=redeals_left,
+        )
+        model = Model(rules_of(state), state.deal)
+        r1, f2 = model.pile_ids.index("r1"), model.pile_ids.index("f2")
+        _, played = SafeMoves(model).settle(model.position(state))
+        assert (TRANSFER, r1, f2, 1) in played, redeals_left
