@@ -5,7 +5,7 @@ move to the plain search; this pins the rule itself, which they reach only by ch
 
 from __future__ import annotations
 
-from patience import Move
+from patience import Move, State
 from patience.cards import parse_card
 from patience.compiled import rules_of
 from patience.solver.model import TRANSFER, Model
@@ -61,6 +61,16 @@ def test_a_card_both_its_foundations_want_goes_home_once_uncovered() -> None:
     assert safe.settle_after(after, move) == (settled, played)
 
 
+def settled_moves(state: State) -> list[tuple[int, str, str, int]]:
+    """What `settle` plays from the state: the solver's moves, their piles by id."""
+    model = Model(rules_of(state), state.deal)
+    _, played = SafeMoves(model).settle(model.position(state))
+    return [
+        (kind, model.pile_ids[source], model.pile_ids[target], count)
+        for kind, source, target, count in played
+    ]
+
+
 def test_a_safe_card_goes_home_to_the_last_foundation_too() -> None:
     """The diamonds are f7 and f8, f7 at the four and f8 at the three: the other four of
     diamonds, on t1, is safe and only f8 takes it. `settle` plays it there, as it would
@@ -68,11 +78,7 @@ def test_a_safe_card_goes_home_to_the_last_foundation_too() -> None:
     state = position(
         "napoleon-at-st-helena", t={"t1": "4D"}, f={"f7": "4D", "f8": "3D"}, stock="", n=0
     )
-    model = Model(rules_of(state), state.deal)
-    pos = model.position(state)
-    t1, f8 = model.pile_ids.index("t1"), model.pile_ids.index("f8")
-    _, played = SafeMoves(model).settle(pos)
-    assert any(move[1:3] == (t1, f8) for move in played)
+    assert any(move[1:3] == ("t1", "f8") for move in settled_moves(state))
 
 
 def test_a_safe_card_in_a_reserve_cell_goes_home() -> None:
@@ -84,10 +90,7 @@ def test_a_safe_card_in_a_reserve_cell_goes_home() -> None:
         state = position(
             "cody", t=columns, r={"r1": "4S", "r2": ""}, f={"f2": "3S", "f6": "4S", "f7": "6H"}
         )
-        model = Model(rules_of(state), state.deal)
-        r1, f2 = model.pile_ids.index("r1"), model.pile_ids.index("f2")
-        _, played = SafeMoves(model).settle(model.position(state))
-        assert (TRANSFER, r1, f2, 1) in played, columns
+        assert (TRANSFER, "r1", "f2", 1) in settled_moves(state), columns
 
 
 def test_a_redeal_to_come_holds_back_no_card_in_a_cell() -> None:
@@ -101,7 +104,4 @@ def test_a_redeal_to_come_holds_back_no_card_in_a_cell() -> None:
             f={"f2": "3S", "f6": "4S", "f7": "6H"},
             n=redeals_left,
         )
-        model = Model(rules_of(state), state.deal)
-        r1, f2 = model.pile_ids.index("r1"), model.pile_ids.index("f2")
-        _, played = SafeMoves(model).settle(model.position(state))
-        assert (TRANSFER, r1, f2, 1) in played, redeals_left
+        assert (TRANSFER, "r1", "f2", 1) in settled_moves(state), redeals_left
