@@ -451,6 +451,30 @@ async def test_changes_the_replicas_asked_for_confirm_are_acknowledged(
         assert await store.end_game(game_id, expected_version=5, record=b"", event=ended) == gone
 
 
+@RUNNERS
+async def test_a_change_has_the_replica_wait_twice_beyond_the_deadline(
+    redis_settings: Settings, fast: bool
+) -> None:
+    """A change's deadline adds the replica wait to a Redis call's, twice: a server
+    without the script answers NOSCRIPT and the WAIT sent with it, then the change and
+    its own WAIT. Waits of 1 s beside a 0.5 s deadline end in the wait's answer (0 of 1
+    replicas: a single server has none), not in Redis "not answering"."""
+    wait = replica_wait(replace(redis_settings, redis_wait_replicas=1, redis_wait_timeout_ms=1000))
+    game_id = new_id()
+    # A server of its own: flushing the suite's scripts would add loads to other tests.
+    with EmbeddedRedis() as server:
+        private = replace(redis_settings, redis_url=server.url)
+        async with opened(private, fast=fast) as (store, redis):
+            await create(store, game_id)
+            await redis.script_flush()
+        async with opened(private, fast=fast, timeout_seconds=0.5, wait=wait) as (store, redis):
+            began = time.monotonic()
+            with pytest.raises(ReplicationTimeout, match=REFUSED):
+                await step(store, "move", game_id, 1, S1, "m")
+            assert time.monotonic() - began >= 2.0  # both waits
+            assert present(await store.load(game_id)).version == 2
+
+
 async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:
     game_id = new_id()
     # A server of its own: pausing the suite's would stall every other test.

@@ -4,6 +4,7 @@ answered once a replica has it, a change its replica cannot confirm is answered 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 from collections.abc import AsyncIterator, Iterator
@@ -12,6 +13,7 @@ from contextlib import asynccontextmanager, contextmanager
 import pytest
 from patience_gateway.settings import Settings
 from patience_gateway.storage.keys import game_keys
+from patience_launcher.addresses import free_port
 from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 
@@ -24,16 +26,16 @@ pytestmark = pytest.mark.xdist_group("redis-cluster")
 
 @asynccontextmanager
 async def waiting_gateway(
-    cluster: EmbeddedRedisCluster, engine: EngineThread, wait_ms: int
+    cluster: EmbeddedRedisCluster, engine: EngineThread, wait_ms: int, deadline: float = 5.0
 ) -> AsyncIterator[Gateway]:
-    """A gateway whose changes wait up to `wait_ms` for one replica (the store's own
-    deadline longer still)."""
+    """A gateway whose changes wait up to `wait_ms` for one replica, and whose Redis
+    calls have `deadline` seconds (a change, the wait besides)."""
     settings = Settings(
         redis_url=cluster.url,
         redis_cluster=True,
         redis_wait_replicas=1,
         redis_wait_timeout_ms=wait_ms,
-        redis_timeout_seconds=wait_ms / 1000 + 5,
+        redis_timeout_seconds=deadline,
         engine_addr=engine.target,
         speed_paths=environment_speed_paths(),
     )
@@ -50,6 +52,75 @@ def stopped(node: EmbeddedRedis) -> Iterator[None]:
         yield
     finally:
         node.process.send_signal(signal.SIGCONT)
+
+
+async def test_a_gateway_knows_the_slots_before_its_first_request(
+    redis_cluster: EmbeddedRedisCluster, engine: EngineThread
+) -> None:
+    """The cluster client reads which node holds which slots as the gateway starts. Left
+    to a first request, that reading asks a seed drawn at random: with the replicas
+    frozen, half the draws waited out the store's deadline (503) for a game whose
+    primary answers."""
+    async with waiting_gateway(redis_cluster, engine, wait_ms=30_000) as creator:
+        game = await creator.create("bisley", deal=703)
+    primaries = redis_cluster.primary_nodes()
+    replicas = [node for node in redis_cluster.running() if node not in primaries]
+    assert len(primaries) == 3 and len(replicas) == 3
+    for _ in range(3):
+        async with waiting_gateway(redis_cluster, engine, wait_ms=300) as gateway:
+            known = {node.port for node in gateway.app.state.redis.get_nodes()}
+            assert known >= {node.port for node in primaries}
+            with contextlib.ExitStack() as frozen:
+                for replica in replicas:
+                    frozen.enter_context(stopped(replica))
+                read = await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth())
+            assert read.status_code == 200, read.text
+    redis_cluster.wait_healthy()
+
+
+async def test_a_gateway_starts_while_the_cluster_is_out_of_reach(
+    engine: EngineThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Reading the slots at start is best effort: a gateway whose cluster does not answer
+    yet starts, says so, and is not ready until the cluster answers."""
+    settings = Settings(
+        redis_url=f"redis://127.0.0.1:{free_port()}",
+        redis_cluster=True,
+        redis_timeout_seconds=2,
+        engine_addr=engine.target,
+        speed_paths=environment_speed_paths(),
+    )
+    async with running_gateway(settings) as gateway:
+        assert_unavailable(await gateway.http.get("/readyz"), "storage-unavailable")
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any(m.startswith("Redis Cluster's slots not read at start") for m in warned), warned
+
+
+async def test_a_replica_wait_longer_than_the_redis_deadline_is_waited_out(
+    redis_cluster: EmbeddedRedisCluster, engine: EngineThread, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The deadline of a change is the deadline of a Redis call plus the replica wait,
+    twice (a primary without the script answers NOSCRIPT and the WAIT sent with it, then
+    the change and its WAIT): waits of 2.5 s beside a 2 s deadline end in the wait's own
+    answer (the change made, 0 of 1 replicas, the game named in the log), not in Redis
+    "not answering"."""
+    patient = waiting_gateway(redis_cluster, engine, wait_ms=30_000)
+    slow = waiting_gateway(redis_cluster, engine, wait_ms=2_500, deadline=2.0)
+    async with patient as creator, slow as gateway:
+        game = await creator.create("bisley", deal=704)
+        primary = redis_cluster.primary_of(game_keys(game.id).meta)
+        replica = redis_cluster.replica_of(primary)
+        flushing = redis_cluster.client(primary)
+        try:
+            flushing.script_flush()
+        finally:
+            flushing.close()
+        with stopped(replica):
+            assert_unavailable(await gateway.autoplay_on(game), "storage-unavailable")
+        redis_cluster.wait_healthy()
+        warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        unconfirmed = f"change to game {game.id} confirmed by 0 of 1 replicas in 2500 ms"
+        assert unconfirmed in warned, warned
 
 
 async def test_an_answered_change_is_on_the_replica(

@@ -36,7 +36,7 @@ from patience_gateway.records.outbox import AbandonCheck, DrainSettings, OutboxD
 from patience_gateway.records.service import Records
 from patience_gateway.settings import Settings
 from patience_gateway.storage.boards import Boards
-from patience_gateway.storage.clients import open_redis, replica_wait
+from patience_gateway.storage.clients import learn_topology, open_redis, replica_wait
 from patience_gateway.storage.database import Database, DatabaseUnavailable
 from patience_gateway.storage.events import EventHub
 from patience_gateway.storage.link_codes import LinkCodes
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         redis = open_redis(settings)
+        await learn_topology(redis, settings.redis_timeout_seconds)
         engine = EngineClient(
             settings.engine_addr,
             timeout=settings.engine_timeout_seconds,

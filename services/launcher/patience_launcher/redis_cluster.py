@@ -216,6 +216,11 @@ class EmbeddedRedisCluster(StartsAndStops):
     def running(self) -> list[EmbeddedRedis]:
         return [node for node in self.nodes if node.process is not None]
 
+    def primary_nodes(self) -> list[EmbeddedRedis]:
+        """The running nodes that serve slots now."""
+        owners = self._slot_owners()
+        return [node for node in self.running() if node.port in owners]
+
     def primary_of(self, key: bytes | str) -> EmbeddedRedis:
         """The node that serves `key`'s slot now."""
         for node in self.running():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -11,7 +13,10 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
 from patience_gateway.settings import Settings
+from patience_gateway.storage.failures import STORAGE_DOWN
 from patience_gateway.storage.runners import ReplicaWait
+
+log = logging.getLogger("patience_gateway")
 
 
 def seed_nodes(redis_url: str) -> tuple[str, list[tuple[str, int]]]:
@@ -49,6 +54,22 @@ def open_redis(settings: Settings) -> Redis | RedisCluster:
         startup_nodes=[ClusterNode(host, port) for host, port in nodes[1:]],
         **common,
     )
+
+
+async def learn_topology(redis: Redis | RedisCluster, timeout: float) -> None:
+    """A cluster client reads which node holds which slots before the first request.
+
+    Left to the first command, that reading would ask a seed node drawn at random, and a
+    seed that is up but does not answer (a frozen replica: no socket timeout, see
+    `open_redis`) would hold that request until the store's deadline. Best effort: a
+    cluster that cannot be read now is read by the first command, as before."""
+    if not isinstance(redis, RedisCluster):
+        return  # one server: nothing to learn
+    try:
+        async with asyncio.timeout(timeout):
+            await redis.initialize()
+    except (*STORAGE_DOWN, TimeoutError) as error:  # type: ignore[misc]
+        log.warning("Redis Cluster's slots not read at start (%s): read at first use", error)
 
 
 def replica_wait(settings: Settings) -> ReplicaWait | None:

@@ -129,6 +129,10 @@ class GameStore:
         self._wait = wait
         self._ttl_ms = str(ttl_seconds * 1000).encode()
         self._timeout = timeout_seconds
+        # A change waits for its replicas on purpose, so its deadline adds that wait
+        # twice: a primary that lacked the script answers NOSCRIPT, then the WAIT sent
+        # with it, and the change is sent again with its own WAIT (the runners).
+        self._change_timeout = timeout_seconds + (2 * wait.timeout_ms / 1000 if wait else 0.0)
         self._max_answers = str(MAX_STORED_ANSWERS).encode()
         # A Redis Cluster publishes a game's events on a sharded channel (its slot's
         # node only); a single server on an ordinary one (Redis 6 has no SPUBLISH).
@@ -159,11 +163,13 @@ class GameStore:
 
     async def _change(self, script: scripts.Script, game_id: str, args: list[Any]) -> Written:
         """A write: its reply and, with `wait`, how many replicas confirmed it."""
-        return await self._within_deadline(self._scripts.write(script, script_keys(game_id), args))
+        return await self._within_deadline(
+            self._scripts.write(script, script_keys(game_id), args), self._change_timeout
+        )
 
-    async def _within_deadline(self, call: Awaitable[T]) -> T:
+    async def _within_deadline(self, call: Awaitable[T], seconds: float | None = None) -> T:
         try:
-            async with asyncio.timeout(self._timeout):
+            async with asyncio.timeout(self._timeout if seconds is None else seconds):
                 return await call
         except TimeoutError:
             raise redis_errors.TimeoutError("Redis did not answer in time") from None
@@ -241,7 +247,9 @@ class GameStore:
             fields += ["daily", daily]
         args = [self._ttl_ms, state, record, record_ttl_seconds * 1000, outbox_entry, *fields]
         keys = [*script_keys(game_id), create_record_key(game_id)]
-        written = await self._within_deadline(self._scripts.write(scripts.CREATE, keys, args))
+        written = await self._within_deadline(
+            self._scripts.write(scripts.CREATE, keys, args), self._change_timeout
+        )
         outcome = Outcome.of(written.reply)
         if outcome is Outcome.OK:
             self._confirmed(written, game_id)
