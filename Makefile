@@ -73,7 +73,8 @@ test: check browser prometheus redis  ## what CI runs: check, the whole suite, t
 # would run the same code as the first time.
 test-reference: $(STAMP)  ## the engine and gateway tests with the speed paths off
 	PATIENCE_SPEED_PATHS=off $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup \
-		-p no:cacheprovider $(PYTEST_TIMES) tests/engine tests/gateway -k "not cluster and not failover" $(PYTEST_ARGS)
+		-p no:cacheprovider $(PYTEST_TIMES) tests/engine tests/gateway \
+		-k "not cluster and not failover" $(PYTEST_ARGS)
 
 check: protos-check protos-lint lint typecheck imports  ## generated code, buf lint, ruff, mypy, import rules
 
