@@ -295,6 +295,9 @@ async def test_loaders_read_what_later_changes_stored(redis_settings: Settings) 
         assert await store.after_hint(game_id, 1, lost=True, count=True)
         loaded = present(await store.load(game_id))
         assert (loaded.proven_lost, loaded.hints) == (True, b"1")
+        # a proof on a closed record: kept, but the hint not counted
+        assert await store.after_hint(game_id, 1, lost=True, count=False)
+        assert present(await store.load(game_id)).hints == b"1"
         shown = {"deal": "77", "open": "77", "record": b"rec\x02"}
         await step(store, "move", game_id, 1, S1, "m", status="won", meta=shown)
         loaded = present(await store.load(game_id))
@@ -422,6 +425,9 @@ async def test_changes_the_replicas_asked_for_confirm_are_acknowledged(
             game_id, expected_version=2, autoplay=False, event_body=b""
         )
         assert changed == CommitResult(Outcome.OK, 3)
+        # a game deleted between its load and its settings change: gone, no version
+        gone = await store.set_settings(new_id(), expected_version=1, autoplay=True, event_body=b"")
+        assert gone == CommitResult(Outcome.GONE)
         # An end or a claim answers the version it made, or the one that beat it (the
         # gateway's ETag and 412 come from these).
         ended = ("resign", b"{}")
@@ -458,20 +464,23 @@ async def test_a_change_has_the_replica_wait_twice_beyond_the_deadline(
     """A change's deadline adds the replica wait to a Redis call's, twice: a server
     without the script answers NOSCRIPT and the WAIT sent with it, then the change and
     its own WAIT. Waits of 1 s beside a 0.5 s deadline end in the wait's answer (0 of 1
-    replicas: a single server has none), not in Redis "not answering"."""
+    replicas: a single server has none), not in Redis "not answering": a create on a
+    server that has no script yet, then a move after the scripts are flushed."""
     wait = replica_wait(replace(redis_settings, redis_wait_replicas=1, redis_wait_timeout_ms=1000))
     game_id = new_id()
     # A server of its own: flushing the suite's scripts would add loads to other tests.
     with EmbeddedRedis() as server:
         private = replace(redis_settings, redis_url=server.url)
-        async with opened(private, fast=fast) as (store, redis):
-            await create(store, game_id)
-            await redis.script_flush()
         async with opened(private, fast=fast, timeout_seconds=0.5, wait=wait) as (store, redis):
-            began = time.monotonic()
-            with pytest.raises(ReplicationTimeout, match=REFUSED):
-                await step(store, "move", game_id, 1, S1, "m")
-            assert time.monotonic() - began >= 2.0  # both waits
+            for change in (
+                lambda: create(store, game_id),
+                lambda: step(store, "move", game_id, 1, S1, "m"),
+            ):
+                await redis.script_flush()
+                began = time.monotonic()
+                with pytest.raises(ReplicationTimeout, match=REFUSED):
+                    await change()
+                assert time.monotonic() - began >= 2.0  # both waits
             assert present(await store.load(game_id)).version == 2
 
 
@@ -483,12 +492,24 @@ async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settin
         async with opened(private, timeout_seconds=0.2) as (store, redis):
             await create(store, game_id)
             # Scripts wait while writes are paused; the pausing client's commands do not.
-            await redis.client_pause(3000, all=False)
+            await redis.client_pause(6000, all=False)
             try:
                 began = time.monotonic()
                 with pytest.raises(RedisTimeoutError, match=r"^Redis did not answer in time$"):
                     await store.peek(game_id)
                 assert time.monotonic() - began < 2.5
+                # a change without a replica wait has the same deadline
+                began = time.monotonic()
+                with pytest.raises(RedisTimeoutError, match=r"^Redis did not answer in time$"):
+                    await step(store, "move", game_id, 1, S1, "m")
+                assert time.monotonic() - began < 1.0
+                # one with a wait of 1 s: the deadline and the wait twice, 2.2 s
+                wait = ReplicaWait(1, 1000)
+                async with opened(private, timeout_seconds=0.2, wait=wait) as (waiting, _):
+                    began = time.monotonic()
+                    with pytest.raises(RedisTimeoutError, match=r"^Redis did not answer in time$"):
+                        await step(waiting, "move", game_id, 1, S1, "m")
+                    assert 2.2 <= time.monotonic() - began < 3.0
             finally:
                 await redis.client_unpause()
             assert present(await store.load(game_id)).version == 1
@@ -505,7 +526,8 @@ async def test_on_a_cluster_changes_are_published_on_the_games_shard(
     )
     redis = open_redis(settings)
     assert isinstance(redis, RedisCluster)
-    store = GameStore(redis, speed.script_runner(redis, None, settings.speed_paths), TTL_SECONDS)
+    runner = speed.script_runner(redis, None, settings.speed_paths)
+    store = GameStore(redis, runner, TTL_SECONDS, settings.redis_timeout_seconds)
     hub = EventHub(redis)
     game_id = new_id()
     try:

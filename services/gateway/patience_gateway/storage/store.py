@@ -121,7 +121,7 @@ class GameStore:
         redis: Redis | RedisCluster,
         runner: ScriptRunner,
         ttl_seconds: int,
-        timeout_seconds: float = 2.0,
+        timeout_seconds: float,
         wait: ReplicaWait | None = None,
     ) -> None:
         self.redis = redis
