@@ -54,6 +54,11 @@ def stopped(node: EmbeddedRedis) -> Iterator[None]:
         node.process.send_signal(signal.SIGCONT)
 
 
+def warnings_logged(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The messages logged as warnings so far in the test."""
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
 async def test_a_gateway_knows_the_slots_before_its_first_request(
     redis_cluster: EmbeddedRedisCluster, engine: EngineThread
 ) -> None:
@@ -92,7 +97,7 @@ async def test_a_gateway_starts_while_the_cluster_is_out_of_reach(
     )
     async with running_gateway(settings) as gateway:
         assert_unavailable(await gateway.http.get("/readyz"), "storage-unavailable")
-    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    warned = warnings_logged(caplog)
     assert any(m.startswith("Redis Cluster's slots not read at start") for m in warned), warned
 
 
@@ -118,7 +123,7 @@ async def test_a_replica_wait_longer_than_the_redis_deadline_is_waited_out(
         with stopped(replica):
             assert_unavailable(await gateway.autoplay_on(game), "storage-unavailable")
         redis_cluster.wait_healthy()
-        warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        warned = warnings_logged(caplog)
         unconfirmed = f"change to game {game.id} confirmed by 0 of 1 replicas in 2500 ms"
         assert unconfirmed in warned, warned
 
@@ -198,5 +203,5 @@ async def test_a_settings_change_or_a_delete_the_replica_cannot_confirm_is_503(
             assert_unavailable(deleted, "storage-unavailable")
         redis_cluster.wait_healthy()
         unconfirmed = f"change to game {game.id} confirmed by 0 of 1 replicas"
-        warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+        warned = warnings_logged(caplog)
         assert sum(m.startswith(unconfirmed) for m in warned) == 2, warned
