@@ -94,6 +94,10 @@ def exact_graph(state: State, limit: int = 6000) -> Graph:
     model = Model(rules_of(state), state.deal)
     root = model.position(state)
     graph = Graph(model, [root], [state], [], {root: 0})
+    # Children are told apart by the library's own parts, which say the same as the
+    # solver's position (each is made from the other) but cost less to hash: most
+    # children were met before, and only a new one needs its position.
+    seen: dict[tuple[object, ...], int] = {library_key(state): 0}
     queue = deque([0])
     while queue:
         i = queue.popleft()
@@ -101,19 +105,27 @@ def exact_graph(state: State, limit: int = 6000) -> Graph:
         edges: dict[SolverMove, int] = {}
         for move in current.legal_moves():
             child = current.apply(move)
-            pos = model.position(child)
-            j = graph.index.get(pos)
+            key = library_key(child)
+            j = seen.get(key)
             if j is None:
                 if len(graph.positions) >= limit:
                     raise TooBig(str(state))
-                j = graph.index[pos] = len(graph.positions)
+                pos = model.position(child)
+                j = seen[key] = graph.index[pos] = len(graph.positions)
                 graph.positions.append(pos)
                 graph.states.append(child)
                 queue.append(j)
             edges[model.solver_move(move)] = j
         graph.edges.append(edges)
+    assert len(graph.index) == len(seen), f"two library positions share a solver position: {state}"
     graph.winnable = winning(graph, [list(edges.values()) for edges in graph.edges])
     return graph
+
+
+def library_key(state: State) -> tuple[object, ...]:
+    """A position as the rules library holds it: every pile in order, the redeals left
+    and the generator's draws (the move count, which no rule reads, left out)."""
+    return (state.piles, state.redeals_left, state.draws)
 
 
 def winning(graph: Graph, moves: list[list[int]]) -> list[bool]:
