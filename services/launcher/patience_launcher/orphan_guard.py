@@ -20,8 +20,10 @@ import ctypes.util
 import os
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 
+from patience_launcher import run_as
 from patience_launcher.run_as import become
 
 _PR_SET_PDEATHSIG = 1
@@ -42,6 +44,16 @@ def guarded(argv: Sequence[str], user: tuple[int, int] | None = None) -> list[st
         str(os.getpid()),
         *argv,
     ]
+
+
+def guarded_from_here(argv: Sequence[str], user: tuple[int, int] | None = None) -> list[str]:
+    """`guarded(argv, user)` when called from the main thread; from any other thread,
+    `argv` as `user` without the guard. Linux sends the signal when the *thread* that
+    started the child ends, not the process: a server started from a worker thread
+    would be stopped with that thread. The main thread ends with the process."""
+    if threading.current_thread() is threading.main_thread():
+        return guarded(argv, user)
+    return run_as.command(argv, user) if user is not None else list(argv)
 
 
 def main(args: Sequence[str]) -> int:

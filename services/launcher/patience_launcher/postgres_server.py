@@ -31,6 +31,7 @@ from typing import Self
 
 from patience_launcher import addresses, run_as
 from patience_launcher.lifecycle import StartsAndStops
+from patience_launcher.orphan_guard import guarded_from_here
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
 
 TEMP_PREFIX = "patience-postgres-"
@@ -224,7 +225,9 @@ class EmbeddedPostgres(StartsAndStops):
     """A postgres child process; use as a context manager or call start/stop.
 
     Without `data_dir`, its data lives in a temporary folder removed on stop (or, if
-    this process is killed outright, by the next EmbeddedPostgres)."""
+    this process is killed outright, by the next EmbeddedPostgres). The server
+    stops with this process even when it is killed outright, if started from the main
+    thread (`orphan_guard.guarded_from_here`)."""
 
     def __init__(
         self,
@@ -261,10 +264,12 @@ class EmbeddedPostgres(StartsAndStops):
                 self._folder = self._tmp.path
             self.password = init_cluster(self._folder)
         argv = postgres_argv(self.host, self.port, self._folder, durable=self.durable)
-        # The server's log goes to a file of ours (a pipe nobody reads would fill up)
+        user = ServerUser.for_this_process()
+        # The server's log goes to a file of ours (a pipe nobody reads would fill up);
+        # guarded: a test run or bench killed outright takes its server with it.
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                ServerUser.for_this_process().command(argv),
+                guarded_from_here(argv, (user.uid, user.gid) if user.is_other else None),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=log,

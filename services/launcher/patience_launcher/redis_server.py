@@ -20,6 +20,7 @@ from typing import Literal, Self
 
 from patience_launcher import addresses
 from patience_launcher.lifecycle import StartsAndStops
+from patience_launcher.orphan_guard import guarded_from_here
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
 
 TEMP_PREFIX = "patience-redis-"
@@ -127,7 +128,9 @@ class EmbeddedRedis(StartsAndStops):
     """A redis-server child process; use as a context manager or call start/stop.
 
     Without `data_dir`, its data lives in a temporary folder removed on stop (or, if
-    this process is killed outright, by the next EmbeddedRedis or launcher)."""
+    this process is killed outright, by the next EmbeddedRedis or launcher). The server
+    stops with this process even when it is killed outright, if started from the main
+    thread (`orphan_guard.guarded_from_here`)."""
 
     def __init__(
         self,
@@ -175,8 +178,12 @@ class EmbeddedRedis(StartsAndStops):
             logfile=str(self._folder / "redis.log"),
             extra_args=self.extra_args,
         )
+        # Guarded: a test run or bench killed outright takes its servers with it.
         self.process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            guarded_from_here(args),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
