@@ -5,14 +5,17 @@ solver on, and each one off), the budget, and winning lines replayed to WON."""
 from __future__ import annotations
 
 import random
+import time
+from collections import deque
 
 import patience
 import pytest
 from patience import Move, Status
 from patience.compiled import rules_of
-from patience.solver import Budget, Verdict, solve
+from patience.solver import Budget, Result, Verdict, solve
 from patience.solver.model import Model
 from patience.solver.policy import Policy
+from patience.solver.search import _CHECK_EVERY
 
 from tests.oracle import position
 from tests.solver.positions import TooBig, plain_verdict, replay, shuttle, small_position
@@ -49,10 +52,46 @@ def test_won_in_one(variant_id: str, piles: dict[str, object], line: list[str]) 
     assert [str(m) for m in won_line(state)] == line
 
 
+def timed(state: patience.State, budget: Budget = SMALL, **kwargs: object) -> Result:
+    """The search, with its reported seconds held between zero and the time it took seen
+    from outside (the budget's clock, read before and after)."""
+    clock = budget.clock()
+    before = clock()
+    result = solve(state, budget, **kwargs)  # type: ignore[arg-type]
+    assert 0 <= result.seconds <= clock() - before
+    return result
+
+
+def reachable(state: patience.State) -> int:
+    """How many positions the rules library reaches from ``state`` (with itself), each
+    told apart by its piles, redeals left and draws, as the plain policy's key does."""
+    seen = {(state.piles, state.redeals_left, state.draws)}
+    queue = deque([state])
+    while queue:
+        for move in (here := queue.popleft()).legal_moves():
+            child = here.apply(move)
+            key = (child.piles, child.redeals_left, child.draws)
+            if key not in seen:
+                seen.add(key)
+                queue.append(child)
+    return len(seen)
+
+
 def test_a_won_position_needs_no_move() -> None:
     state = position("bisley", dump=None)
-    result = solve(state)
+    result = timed(state)
     assert (result.verdict, result.line, result.best_first_move) == (Verdict.WON, (), None)
+    assert result.nodes == 0  # nothing searched
+
+
+def test_positions_entered_are_counted() -> None:
+    """`nodes` is the positions the search entered: the start alone when its safe moves
+    win; the start and one more when the plain policy (which plays nothing at once)
+    must make that move itself."""
+    state = position("la-belle-lucie", t={"t1": "KH"}, n=0, dump=None)
+    assert timed(state).nodes == 1
+    plain = Policy.plain(Model(rules_of(state), state.deal))
+    assert timed(state, policy=plain).nodes == 2
 
 
 HEARTS_BLOCKED = {"t1": "2H KH", "t2": "QH JH TH 9H 8H 7H 6H 5H 4H 3H"}
@@ -69,9 +108,13 @@ def test_proven_lost_although_moves_remain() -> None:
         dump=None,
     )
     assert state.legal_moves()
-    for policy in (None, Policy.plain(Model(rules_of(state), state.deal))):
-        result = solve(state, SMALL, policy=policy)
+    plain = Policy.plain(Model(rules_of(state), state.deal))
+    for policy in (None, plain):
+        result = timed(state, policy=policy)
         assert result.verdict is Verdict.LOST and result.line == ()
+        assert result.best_first_move is None  # a lost position has no move to suggest
+    # the plain search enters every reachable position once: the proof is that count
+    assert timed(state, policy=plain).nodes == reachable(state) > 1
 
 
 def test_only_cycling_moves_remain() -> None:
@@ -89,7 +132,8 @@ def test_a_lost_deal_and_a_stuck_one() -> None:
     assert bisley.legal_moves() and solve(bisley, SMALL).verdict is Verdict.LOST
     stuck = position("la-belle-lucie", t=HEARTS_BLOCKED, f={"f3": "AH"}, n=0, dump=None)
     assert stuck.status is Status.STUCK
-    assert solve(stuck).verdict is Verdict.LOST
+    result = timed(stuck)
+    assert (result.verdict, result.line, result.nodes) == (Verdict.LOST, (), 1)
 
 
 def test_a_redeal_can_be_what_wins() -> None:
@@ -111,11 +155,22 @@ def test_budget_in_nodes_gives_unknown_and_a_playable_move() -> None:
     assert result.verdict is Verdict.UNKNOWN and result.line == ()
     assert 600 <= result.nodes < 600 + 1024
     assert result.best_first_move in state.legal_moves()
+    # the budget is read every _CHECK_EVERY positions: one that falls on a reading is
+    # kept exactly
+    exact = timed(state, Budget(nodes=_CHECK_EVERY + 1, seconds=60))
+    assert (exact.verdict, exact.nodes) == (Verdict.UNKNOWN, _CHECK_EVERY + 1)
+
+
+def test_the_budget_clock() -> None:
+    """Tables count CPU seconds (fair on a shared machine); answers count the wall clock
+    (a reply is due within a deadline)."""
+    assert Budget(cpu_time=True).clock() is time.process_time
+    assert Budget().clock() is time.perf_counter
 
 
 def test_budget_in_seconds() -> None:
     state = patience.get_variant("napoleon-at-st-helena").new_game(100)
-    result = solve(state, Budget(nodes=10**9, seconds=0.2))
+    result = timed(state, Budget(nodes=10**9, seconds=0.2))
     assert result.verdict is Verdict.UNKNOWN and result.seconds >= 0.2
     cpu = solve(state, Budget(nodes=10**9, seconds=0.2, cpu_time=True))
     assert cpu.verdict is Verdict.UNKNOWN
