@@ -124,3 +124,35 @@ def test_a_whole_pile_never_moves_to_an_empty_column_of_interchangeable_columns(
                 first_empty = tab.index(b"")
                 assert (what, source, first_empty, count) in chosen, (str(state), move)
     assert whole and shorter, (whole, shorter)
+
+
+@pytest.mark.parametrize("variant_id", ["usk", "napoleon-at-st-helena"])
+def test_a_pile_s_only_card_never_moves_to_an_empty_column(variant_id: str) -> None:
+    """With no redeal to come (Usk after its redeal; Napoleon at St Helena, which has
+    none), a pile's only card moved to an empty column gives the same position under the
+    key, so the search never tries it; a card with cards under it, it tries to the first
+    empty column."""
+    model = Model(rules_of(patience.get_variant(variant_id).new_game(1)))
+    chooser = MoveChooser(model)
+    rng = random.Random(f"only cards {variant_id}")
+    only = covering = 0
+    for _ in range(400):
+        state = near_end(variant_id, rng)
+        if state.redeals_left:
+            continue
+        pos = model.position(state)
+        tab = pos[0]
+        chosen = set(chooser(pos))
+        for move in model.legal_moves(pos):
+            what, source, target, count = move
+            if what != TRANSFER or source >= model.ntab or target >= model.ntab:
+                continue
+            if tab[target] or count != 1:
+                continue
+            if len(tab[source]) == 1:
+                only += 1
+                assert move not in chosen, (str(state), move)
+            else:
+                covering += 1
+                assert (what, source, tab.index(b""), 1) in chosen, (str(state), move)
+    assert only and covering, (only, covering)
