@@ -38,7 +38,6 @@ class MoveChooser:
         self.never_fill = not model.fills
         self.ncells = model.ncells
         self.runs = model.runs
-        self.withdraw_row = model.withdraw_row
         self.group_of = model.group_of
         self.parents = model.parents
         self._found_wants: dict[bytes, dict[int, tuple[int, ...]]] = {}
