@@ -8,6 +8,7 @@ soon a win is found, and a hint's best move within its budget."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import patience
 import pytest
@@ -111,21 +112,29 @@ def test_what_uncovers_a_wanted_card_comes_first() -> None:
     check_order(state)
 
 
+def near_end_choices(
+    variant_id: str, seed: str, tries: int, *, fixed: bool = False
+) -> Iterator[tuple[State, Model, Position, set[SolverMove]]]:
+    """Positions near the end of random games of ``variant_id`` (with ``fixed``, only
+    those with no redeal to come), each with its model and the moves the search tries."""
+    model = Model(rules_of(patience.get_variant(variant_id).new_game(1)))
+    chooser = MoveChooser(model)
+    rng = random.Random(seed)
+    for _ in range(tries):
+        state = near_end(variant_id, rng)
+        if fixed and state.redeals_left:
+            continue
+        pos = model.position(state)
+        yield state, model, pos, set(chooser(pos))
+
+
 def test_a_whole_pile_never_moves_to_an_empty_column_of_interchangeable_columns() -> None:
     """Usk, no redeal left: a run that is its pile's every card, moved to an empty column,
     gives the same position under the key (the columns are interchangeable), so the
     search never tries it; a shorter run it tries to the first empty column."""
-    model = Model(rules_of(patience.get_variant("usk").new_game(1)))
-    chooser = MoveChooser(model)
-    rng = random.Random("whole piles")
     whole = shorter = 0
-    for _ in range(400):
-        state = near_end("usk", rng)
-        if state.redeals_left:
-            continue
-        pos = model.position(state)
+    for state, model, pos, chosen in near_end_choices("usk", "whole piles", 400, fixed=True):
         tab = pos[0]
-        chosen = set(chooser(pos))
         for move in model.legal_moves(pos):
             what, source, target, count = move
             if what != TRANSFER or target >= model.ntab or tab[target] or count < 2:
@@ -146,17 +155,10 @@ def test_a_pile_s_only_card_never_moves_to_an_empty_column(variant_id: str) -> N
     none), a pile's only card moved to an empty column gives the same position under the
     key, so the search never tries it; a card with cards under it, it tries to the first
     empty column."""
-    model = Model(rules_of(patience.get_variant(variant_id).new_game(1)))
-    chooser = MoveChooser(model)
-    rng = random.Random(f"only cards {variant_id}")
     only = covering = others = 0
-    for _ in range(400):
-        state = near_end(variant_id, rng)
-        if state.redeals_left:
-            continue
-        pos = model.position(state)
+    seed = f"only cards {variant_id}"
+    for state, model, pos, chosen in near_end_choices(variant_id, seed, 400, fixed=True):
         tab = pos[0]
-        chosen = set(chooser(pos))
         for move in model.legal_moves(pos):
             what, source, target, count = move
             if what != TRANSFER or source >= model.ntab or target >= model.ntab:
@@ -179,14 +181,9 @@ def test_a_pile_s_only_card_never_moves_to_an_empty_column(variant_id: str) -> N
 def test_a_card_goes_to_the_first_empty_cell(variant_id: str) -> None:
     """The reserve cells are interchangeable: of the moves to a cell, the search tries
     only the one to the first empty cell, so a hint names that cell."""
-    model = Model(rules_of(patience.get_variant(variant_id).new_game(1)))
-    chooser = MoveChooser(model)
-    rng = random.Random(f"cells {variant_id}")
     tried = skipped = 0
-    for _ in range(200):
-        pos = model.position(near_end(variant_id, rng))
+    for _, model, pos, chosen in near_end_choices(variant_id, f"cells {variant_id}", 200):
         cells = pos[1]
-        chosen = set(chooser(pos))
         for move in model.legal_moves(pos):
             what, source, target, _ = move
             if (
