@@ -6,13 +6,16 @@ the leading move tried first at the root only; the search's first choice."""
 from __future__ import annotations
 
 import itertools
+import time
+from collections.abc import Callable
+from typing import TypeAlias
 
 import patience
 import pytest
 from patience import Move, State
 from patience.cards import parse_cards
 from patience.compiled import rules_of
-from patience.solver import Budget, HintKind, Verdict, hides_cards, hint, hints, solve
+from patience.solver import Budget, HintKind, Result, Verdict, hides_cards, hint, hints, solve
 from patience.solver.model import DEAL_MOVE, REDEAL_MOVE, Model
 from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
@@ -267,11 +270,14 @@ def check_kind(state: State, given: hints.Hint) -> None:
 
 def test_each_kind_of_fair_hint_says_what_it_means() -> None:
     """Positions of random games of the four games with hidden cards, a small budget:
-    every kind a fair hint can take but LOST turns up, each as its counts say."""
+    every kind a fair hint can take but LOST turns up, each as its counts say, and each
+    timed within the time it took."""
     kinds = set()
     for variant_id in HIDDEN:
         for state in played_positions(variant_id, 8, seed=5):
+            started = time.perf_counter()
             given = hint(state, Budget(nodes=NODES, seconds=600))
+            assert given.seconds <= time.perf_counter() - started
             check_kind(state, given)
             kinds.add(given.kind)
     assert kinds >= {
@@ -381,3 +387,108 @@ def test_best_effort_without_a_plain_move_or_a_deal_is_the_undecided_searches_ch
         0,
     )
     assert given.move == Move.transfer("t9", "t8") != state.legal_moves()[0]
+
+
+def dealt_down(deal: int, left: int) -> State:
+    state = patience.get_variant("napoleon-at-st-helena").new_game(deal)
+    while state.stock_size > left:
+        state = state.apply(Move.deal())
+    return state
+
+
+def test_no_win_found_in_one_arrangement_gives_the_search_s_first_choice() -> None:
+    """Napoleon at St Helena's deal 7 dealt down to twelve cards: nothing comes home
+    without a deal (no plain move), and the one arrangement asked for is lost. The hint
+    is the move that arrangement's search would try first (no other is read for it)."""
+    state = dealt_down(7, 12)
+    plain = without_hidden(state)
+    found = solve(plain.state, Budget(nodes=NODES // 4, seconds=600), policy=plain.policy)
+    assert (found.verdict, found.promising_move) == (Verdict.LOST, None)
+    given = hint(state, Budget(nodes=NODES, seconds=600), samples=1)
+    assert (given.kind, given.arrangements, given.lost) == (HintKind.NO_WIN_FOUND, 1, 1)
+    first = arrangements(state, 1).items[0]
+    assert given.move == hints._first_choice(first.policy, first.state, state.legal_moves())
+
+
+# --- a fair hint's tallies, on searches whose outcomes are given ----------------------------
+
+Outcome: TypeAlias = frozenset[Move] | Move | None
+
+
+def scripted(plain_move: Move | None, outcomes: list[Outcome]) -> Callable[..., Result]:
+    """A stand-in for the search a fair hint makes (``hints.solve``): the search without
+    hidden cards is undecided with ``plain_move`` as its most promising move; then each
+    arrangement's search, in turn, wins when its outcome is a set of the moves that win
+    it (reporting, as the real search does, the first of them tried at the root), or is
+    undecided with the outcome as its most promising move (or none)."""
+    calls = 0
+
+    def searched(state: State, budget: Budget, **kwargs: object) -> Result:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            return Result(Verdict.UNKNOWN, (), 1, 0.0, plain_move, plain_move)
+        outcome = outcomes[calls - 2]
+        if not isinstance(outcome, frozenset):
+            return Result(Verdict.UNKNOWN, (), 1, 0.0, outcome, outcome)
+        policy = kwargs["policy"]
+        assert isinstance(policy, Policy)
+        model = policy.model
+        tried = [model.library_move(m) for m in policy.candidates(model.position(state))]
+        first = next(m for m in [*tried, *state.legal_moves()] if m in outcome)
+        return Result(Verdict.WON, (first,), 1, 0.0, first, first)
+
+    return searched
+
+
+# Two legal moves at Napoleon at St Helena's deal 7: a move on the tableau, then the deal.
+MOVE, DEAL = Move.transfer("t2", "t6"), Move.deal()
+
+
+def scripted_hint(
+    monkeypatch: pytest.MonkeyPatch, plain_move: Move | None, outcomes: list[Outcome]
+) -> hints.Hint:
+    state = patience.get_variant("napoleon-at-st-helena").new_game(7)
+    assert state.legal_moves() == (MOVE, DEAL)
+    monkeypatch.setattr(hints, "solve", scripted(plain_move, outcomes))
+    return hint(state, Budget(nodes=NODES, seconds=600), samples=len(outcomes))
+
+
+def test_of_moves_that_win_equally_often_the_plain_move_is_recommended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """One arrangement won by the first legal move only, one by the plain move only: one
+    win each, and the plain move is the hint, though it comes later in the legal moves."""
+    given = scripted_hint(monkeypatch, DEAL, [frozenset({MOVE}), frozenset({DEAL})])
+    assert (given.kind, given.move, given.winning, given.arrangements) == (
+        HintKind.WINS_SOME,
+        DEAL,
+        1,
+        2,
+    )
+
+
+def test_of_moves_tied_for_the_lead_the_plain_move_is_tried_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After one win each, the plain move leads: the third arrangement, won by either,
+    is searched with it first and counts for it."""
+    outcomes: list[Outcome] = [frozenset({MOVE}), frozenset({DEAL}), frozenset({MOVE, DEAL})]
+    given = scripted_hint(monkeypatch, DEAL, outcomes)
+    assert (given.kind, given.move, given.winning) == (HintKind.WINS_MOST, DEAL, 2)
+
+
+def test_undecided_searches_recommend_the_move_most_of_them_rate_best(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No plain move and nothing decided: the move most of the searches found most
+    promising (five of eight), not the first legal move."""
+    given = scripted_hint(monkeypatch, None, [MOVE, MOVE, MOVE, DEAL, DEAL, DEAL, DEAL, DEAL])
+    assert (given.kind, given.move, given.winning, given.lost) == (HintKind.BEST_EFFORT, DEAL, 0, 0)
+
+
+def test_undecided_searches_with_no_promising_move_give_the_first_legal_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    given = scripted_hint(monkeypatch, None, [None, None, None])
+    assert (given.kind, given.move, given.arrangements) == (HintKind.BEST_EFFORT, MOVE, 3)
