@@ -48,7 +48,6 @@ class Model:
         """``deal``: the deal number, which shuffled redeals draw from."""
         self.rules = rules
         self.deal = deal
-        self.variant_id = rules.variant.id
         self.pile_ids = rules.pile_ids
         self.ntab = len(rules.tableau)
         self.ncells = len(rules.cells)
