@@ -34,6 +34,14 @@ TWO_LEFT = (
 )
 
 
+def dealt_down(deal: int, left: int) -> State:
+    """Napoleon at St Helena's ``deal``, dealt until ``left`` cards are in the stock."""
+    state = patience.get_variant("napoleon-at-st-helena").new_game(deal)
+    while state.stock_size > left:
+        state = state.apply(Move.deal())
+    return state
+
+
 def told(given: Hint) -> tuple[object, ...]:
     """What a hint tells, less the time it took."""
     return (
@@ -150,16 +158,12 @@ def test_a_stock_whose_order_decides_gets_one_hint() -> None:
 def test_lost_when_every_arrangement_is_lost() -> None:
     """A stock of two cards whose every order is lost: every arrangement searched, so
     the hint may say LOST (and the player's outlook becomes lost)."""
-    state = patience.get_variant("napoleon-at-st-helena").new_game(1)
-    while state.stock_size > 2:
-        state = state.apply(Move.deal())
+    state = dealt_down(1, 2)
     given = hint(state, BUDGET)
     assert (given.kind, given.move, given.verdict) == (HintKind.LOST, None, Verdict.LOST)
     assert (given.arrangements, given.lost, given.every_arrangement) == (2, 2, True)
     # with more cards unseen the orders are sampled: however hopeless, not LOST
-    state = patience.get_variant("napoleon-at-st-helena").new_game(1)
-    while state.stock_size > 9:
-        state = state.apply(Move.deal())
+    state = dealt_down(1, 9)
     given = hint(state, BUDGET)
     assert given.kind is not HintKind.LOST and given.verdict is Verdict.UNKNOWN
     assert not given.every_arrangement and given.arrangements == SAMPLES
@@ -220,9 +224,7 @@ def test_open_games_keep_the_exact_hint(variant_id: str) -> None:
 def test_hidden_card_games_are_exact_once_nothing_is_hidden() -> None:
     """Napoleon at St Helena with its stock dealt out, La Belle Lucie with no redeal
     left: nothing is hidden any more, and the hint is the exact one (LOST included)."""
-    state = patience.get_variant("napoleon-at-st-helena").new_game(3)
-    while state.stock_size:
-        state = state.apply(Move.deal())
+    state = dealt_down(3, 0)
     assert not hides_cards(state)
     _assert_exact(state)
     lucie = position(

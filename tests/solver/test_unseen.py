@@ -22,7 +22,7 @@ from patience.solver.unseen import SAMPLES, arrangements, without_hidden
 
 from tests.oracle import position
 from tests.solver.positions import LUCIE_FAMILY
-from tests.solver.test_fair_hints import HEARTS_BLOCKED, HIDDEN, played_positions
+from tests.solver.test_fair_hints import HEARTS_BLOCKED, HIDDEN, dealt_down, played_positions
 
 
 def stock_of(state: State) -> tuple[int, ...]:
@@ -387,13 +387,6 @@ def test_best_effort_without_a_plain_move_or_a_deal_is_the_undecided_searches_ch
         0,
     )
     assert given.move == Move.transfer("t9", "t8") != state.legal_moves()[0]
-
-
-def dealt_down(deal: int, left: int) -> State:
-    state = patience.get_variant("napoleon-at-st-helena").new_game(deal)
-    while state.stock_size > left:
-        state = state.apply(Move.deal())
-    return state
 
 
 def test_no_win_found_in_one_arrangement_gives_the_search_s_first_choice() -> None:
