@@ -1,7 +1,7 @@
-"""Hints of one position asked by many (patience_engine.hint_answers): a decided answer
-is remembered and given again without a search, whatever the path to the position; a
-flood of the same hint costs one search; what is undecided, cancelled or failed is not
-remembered."""
+"""Hints of one position asked by many (patience_engine.hint_answers): an answer is
+remembered and given again without a search, whatever the path to the position (a
+decided one for any budget, an undecided one for the same budget); a flood of the same
+hint costs one search; what is cancelled or failed is not remembered."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ async def test_the_same_position_reached_another_way_shares_the_answer(
     assert hints_counted(own_engine) == {"searched": 1.0, "remembered": 1.0}
 
 
-async def test_a_flood_of_one_undecided_hint_costs_one_search_and_is_not_remembered(
+async def test_a_flood_of_one_undecided_hint_costs_one_search_and_is_remembered_for_its_budget(
     own_engine: EngineThread,
 ) -> None:
     async with EngineClient(own_engine.target, timeout=60) as client:
@@ -99,8 +99,12 @@ async def test_a_flood_of_one_undecided_hint_costs_one_search_and_is_not_remembe
         counted = hints_counted(own_engine)
         assert counted["searched"] == 1 and counted["shared"] == 7
         assert "remembered" not in counted
-        # undecided: the next hint of the position searches again
-        await client.hint(game.state, **budget)
+        # the same budget later: the answer found
+        assert await client.hint(game.state, **budget) == replies[0]
+        assert searches_of_hints(own_engine) == 1
+        assert hints_counted(own_engine)["remembered"] == 1
+        # undecided: another budget may decide it, so it searches again
+        await client.hint(game.state, max_positions=20_001, max_milliseconds=2000)
         assert searches_of_hints(own_engine) == 2
 
 
@@ -119,21 +123,34 @@ def hint_reply(verdict: int) -> bytes:
     return engine_pb2.HintResponse(verdict=verdict, positions=7).SerializeToString()
 
 
-async def test_only_decided_answers_are_remembered() -> None:
-    answers = HintAnswers(Counted())
-    for verdict, kept in (
+async def test_decided_answers_hold_for_any_budget_undecided_ones_for_their_own() -> None:
+    counted = Counted()
+    answers = HintAnswers(counted)
+    for verdict, any_budget in (
         (engine_pb2.VERDICT_WON, True),
         (engine_pb2.VERDICT_LOST, True),
         (engine_pb2.VERDICT_UNKNOWN, False),
     ):
         reply = hint_reply(verdict)
-        assert decided(reply) is kept
+        assert decided(reply) is any_budget
+        other = hint_reply(engine_pb2.VERDICT_UNKNOWN) + b"\x20\x01"  # another answer
 
         async def search(reply: bytes = reply) -> bytes:
             return reply
 
-        assert await answers.answer(("position", verdict), "budget", search) == reply
-    assert len(answers) == 2
+        async def search_other(other: bytes = other) -> bytes:
+            return other
+
+        position = ("position", verdict)
+        assert await answers.answer(position, "budget", search) == reply
+        assert await answers.answer(position, "budget", search_other) == reply
+        again = await answers.answer(position, "another budget", search_other)
+        assert again == (reply if any_budget else other)
+    assert counted.seen == ["searched", "remembered", "remembered"] * 2 + [
+        "searched",
+        "remembered",
+        "searched",
+    ]
 
 
 async def test_when_the_searching_call_goes_away_a_waiting_call_searches_itself() -> None:

@@ -281,22 +281,48 @@ async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None
             await until(lambda: searches_running(engine) == 0, "the solves to stop")
 
 
-async def test_a_killed_search_process_fails_its_search_and_is_replaced(
+async def test_a_killed_search_process_is_replaced_and_its_search_taken_up_again(
     solo_engine: EngineThread,
 ) -> None:
-    """kill -9 of the search process mid-search: that call fails with INTERNAL (never
-    hangs), another process takes the dead one's place, and the next search is answered."""
+    """kill -9 of the search process mid-search: another process takes the dead one's
+    place and the search again, and the call is answered (never hangs, never INTERNAL)."""
+    assert solo_engine.running is not None
+    pool = solo_engine.running.searches
+    async with EngineClient(solo_engine.target, timeout=60) as client:
+        game = await client.new_game(*HARD[:1], deal=HARD[1])
+        budget = {"max_positions": 10**6, "max_milliseconds": 1500}
+        search = asyncio.create_task(client.solve(game.state, **budget))
+        await until(lambda: searches_running(solo_engine) == 1, "the search to start")
+        [victim] = pool.process_ids
+        os.kill(victim, signal.SIGKILL)
+        await until(lambda: pool.process_ids not in ([], [victim]), "a new search process")
+        reply = await search
+        assert reply.verdict == engine_pb2.VERDICT_UNKNOWN and reply.positions > 0
+
+
+async def test_a_search_whose_process_dies_twice_is_refused_as_retryable(
+    solo_engine: EngineThread,
+) -> None:
+    """The process that took the search again dies too: RESOURCE_EXHAUSTED, reason
+    SEARCH_FAILED (try again later), not INTERNAL; the next search is answered."""
     assert solo_engine.running is not None
     pool = solo_engine.running.searches
     async with EngineClient(solo_engine.target, timeout=60) as client:
         game = await client.new_game(*HARD[:1], deal=HARD[1])
         search = asyncio.create_task(client.solve(game.state, **LONG_SEARCH))
-        await until(lambda: searches_running(solo_engine) == 1, "the search to start")
-        [victim] = pool.process_ids
-        os.kill(victim, signal.SIGKILL)
+        for _ in range(2):
+            await until(
+                lambda: searches_running(solo_engine) == 1 and pool.process_ids != [],
+                "the search to start",
+            )
+            [victim] = pool.process_ids
+            os.kill(victim, signal.SIGKILL)
+            await until(lambda v=victim: pool.process_ids not in ([], [v]), "a new process")
         failed = await expect_error(search)
-        assert failed.code == grpc.StatusCode.INTERNAL
-        await until(lambda: pool.process_ids not in ([], [victim]), "a new search process")
+        assert (failed.code, failed.reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "SEARCH_FAILED",
+        )
         easy = await client.new_game("bisley", deal=7)
         reply = await client.hint(easy.state)
         assert reply.kind == engine_pb2.HINT_KIND_WINNING

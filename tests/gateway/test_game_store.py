@@ -292,12 +292,19 @@ async def test_loaders_read_what_later_changes_stored(redis_settings: Settings) 
     game_id = new_id()
     async with opened(redis_settings) as (store, _):
         await create(store, game_id, PLAYER)
-        assert await store.after_hint(game_id, 1, lost=True, count=True)
+        assert await store.after_hint(game_id, 1, lost=True, count=True, plan=b"plan")
         loaded = present(await store.load(game_id))
-        assert (loaded.proven_lost, loaded.hints) == (True, b"1")
-        # a proof on a closed record: kept, but the hint not counted
-        assert await store.after_hint(game_id, 1, lost=True, count=False)
+        assert (loaded.proven_lost, loaded.hints, loaded.hint_plan) == (True, b"1", b"")
+        # the plan is read for a hint only, and kept across versions
+        assert present(await store.load_for_hint(game_id)).hint_plan == b"plan"
+        # a proof on a closed record: kept, but the hint not counted; no plan: none kept
+        assert await store.after_hint(game_id, 1, lost=True, count=False, plan=b"")
         assert present(await store.load(game_id)).hints == b"1"
+        assert present(await store.load_for_hint(game_id)).hint_plan == b""
+        assert await store.after_hint(game_id, 1, lost=False, count=False, plan=b"next")
+        # a hint for a version the game has left keeps nothing
+        assert not await store.after_hint(game_id, 7, lost=True, count=True, plan=b"old")
+        assert present(await store.load_for_hint(game_id)).hint_plan == b"next"
         shown = {"deal": "77", "open": "77", "record": b"rec\x02"}
         await step(store, "move", game_id, 1, S1, "m", status="won", meta=shown)
         loaded = present(await store.load(game_id))
@@ -311,6 +318,7 @@ async def test_loaders_read_what_later_changes_stored(redis_settings: Settings) 
         assert (redo.open_deal, redo.hints) == ("77", b"1")
         history = present(await store.load_history(game_id))
         assert (history.deal, history.open_deal, history.status) == ("77", "77", "won")
+        assert present(await store.load_for_hint(game_id)).hint_plan == b"next"
 
 
 async def test_a_game_keeps_the_answers_of_its_last_keys_only(redis_settings: Settings) -> None:

@@ -183,7 +183,7 @@ async def test_resigning_a_game_proven_lost_is_a_loss_not_giving_up(
     )
     other = await records_gateway.create("bisley", deal=31)
     await records_gateway.app.state.games.store.after_hint(
-        other.id, int(other.etag.strip('"')), lost=True, count=False
+        other.id, int(other.etag.strip('"')), lost=True, count=False, plan=b""
     )  # as a hint that proved the game lost would
     resigned = await step(records_gateway, other, "resign")
     assert record(resigned)["outcome"] == "proven-lost"

@@ -16,7 +16,7 @@ from patience import Move, State
 from patience.cards import parse_cards
 from patience.compiled import rules_of
 from patience.solver import Budget, HintKind, Result, Verdict, hides_cards, hint, hints, solve
-from patience.solver.model import DEAL_MOVE, REDEAL_MOVE, Model
+from patience.solver.model import REDEAL_MOVE, Model
 from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
 
@@ -99,24 +99,6 @@ def test_the_leading_move_is_tried_first_at_the_root_only() -> None:
     absent = hints._root_first(policy, model.library_move(later[1]))
     assert absent.candidates(pos) == moves
     assert absent.candidates(child) == later
-
-
-def test_the_first_choice_is_a_safe_move_then_the_first_move_tried() -> None:
-    """The six of hearts may go onto the seven (the first legal move); the four of spades
-    goes home, at once with safe moves, first of the moves tried without them."""
-    state = position(
-        "la-belle-lucie", t={"t1": "6H", "t2": "7H", "t3": "4S"}, f={"f2": "3S", "f3": "4H"}, n=0
-    )
-    legal = state.legal_moves()
-    home = Move.transfer("t3", "f2")
-    assert legal == (Move.transfer("t1", "t2"), home)
-    model = Model(rules_of(state), state.deal)
-    assert hints._first_choice(Policy(model), state, legal) == home
-    assert hints._first_choice(Policy(model, safe_moves=False), state, legal) == home
-    # nothing the search would try is legal: the first legal move
-    nothing = Policy(model, safe_moves=False)
-    nothing.candidates = lambda pos: [DEAL_MOVE]
-    assert hints._first_choice(nothing, state, legal) == legal[0]
 
 
 # --- the fair hint's budget -----------------------------------------------------------------
@@ -389,18 +371,19 @@ def test_best_effort_without_a_plain_move_or_a_deal_is_the_undecided_searches_ch
     assert given.move == Move.transfer("t9", "t8") != state.legal_moves()[0]
 
 
-def test_no_win_found_in_one_arrangement_gives_the_search_s_first_choice() -> None:
+def test_no_win_found_without_a_plain_move_turns_a_card_up() -> None:
     """Napoleon at St Helena's deal 7 dealt down to twelve cards: nothing comes home
     without a deal (no plain move), and the one arrangement asked for is lost. The hint
-    is the move that arrangement's search would try first (no other is read for it)."""
+    is the deal, not the move that search would try first (a move on the tableau, which
+    the next hint could take back)."""
     state = dealt_down(7, 12)
     plain = without_hidden(state)
     found = solve(plain.state, Budget(nodes=NODES // 4, seconds=600), policy=plain.policy)
     assert (found.verdict, found.promising_move) == (Verdict.LOST, None)
     given = hint(state, Budget(nodes=NODES, seconds=600), samples=1)
     assert (given.kind, given.arrangements, given.lost) == (HintKind.NO_WIN_FOUND, 1, 1)
-    first = arrangements(state, 1).items[0]
-    assert given.move == hints._first_choice(first.policy, first.state, state.legal_moves())
+    assert given.move == Move.deal() != state.legal_moves()[0]
+    assert given.line == ((given.line[0][0], Move.deal()),)
 
 
 # --- a fair hint's tallies, on searches whose outcomes are given ----------------------------
@@ -480,8 +463,10 @@ def test_undecided_searches_recommend_the_move_most_of_them_rate_best(
     assert (given.kind, given.move, given.winning, given.lost) == (HintKind.BEST_EFFORT, DEAL, 0, 0)
 
 
-def test_undecided_searches_with_no_promising_move_give_the_first_legal_move(
+def test_undecided_searches_with_no_promising_move_turn_a_card_up(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Nothing promising anywhere: the deal, not the first legal move (a move on the
+    tableau, which the next hint could take back)."""
     given = scripted_hint(monkeypatch, None, [None, None, None])
-    assert (given.kind, given.move, given.arrangements) == (HintKind.BEST_EFFORT, MOVE, 3)
+    assert (given.kind, given.move, given.arrangements) == (HintKind.BEST_EFFORT, DEAL, 3)

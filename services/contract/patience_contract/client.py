@@ -357,10 +357,13 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         max_positions: int = 0,
         max_milliseconds: int = 0,
         timeout: float | None = None,
+        plan: bytes = b"",
     ) -> engine_pb2.HintResponse:
-        """The move to play next (kind, move), never naming a hidden card."""
+        """The move to play next (kind, move), never naming a hidden card. `plan`: the
+        `plan` of the game's previous hint, whose line the hint continues while the game
+        is on it."""
         request = engine_pb2.HintRequest(
-            state=state, budget=_budget(max_positions, max_milliseconds)
+            state=state, budget=_budget(max_positions, max_milliseconds), plan=plan
         )
         reply: engine_pb2.HintResponse = await self._call("Hint", request, timeout)
         return reply
@@ -490,10 +493,11 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         max_positions: int = 0,
         max_milliseconds: int = 0,
         timeout: float | None = None,
+        plan: bytes = b"",
     ) -> engine_pb2.HintResponse:
         """As EngineClient.hint."""
         request = engine_pb2.HintRequest(
-            state=state, budget=_budget(max_positions, max_milliseconds)
+            state=state, budget=_budget(max_positions, max_milliseconds), plan=plan
         )
         reply: engine_pb2.HintResponse = self._call(self._stub.Hint, request, timeout)
         return reply

@@ -36,6 +36,7 @@ class Reason(StrEnum):
     UNKNOWN_VARIANT = "UNKNOWN_VARIANT"
     ILLEGAL_MOVE = "ILLEGAL_MOVE"
     SOLVER_BUSY = "SOLVER_BUSY"
+    SEARCH_FAILED = "SEARCH_FAILED"
 
 
 STATUS_OF_REASON: Mapping[Reason, grpc.StatusCode] = {
@@ -53,6 +54,9 @@ STATUS_OF_REASON: Mapping[Reason, grpc.StatusCode] = {
     Reason.ILLEGAL_MOVE: grpc.StatusCode.FAILED_PRECONDITION,
     # Every search process is busy and the queue is full: worth retrying later.
     Reason.SOLVER_BUSY: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    # The search process died twice (killed, out of memory): worth retrying later, not
+    # at once (the same search may be what exhausted it).
+    Reason.SEARCH_FAILED: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
 

@@ -653,6 +653,14 @@ class HintRequest(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     BUDGET_FIELD_NUMBER: _builtins.int
+    PLAN_FIELD_NUMBER: _builtins.int
+    plan: _builtins.bytes
+    """The `plan` of the previous hint of the same game, as it was given (empty for
+    none). While the game is on that hint's line, the answer is the line's next
+    move, with the same kind and counts, found without a search: following hints
+    plays one line to its end and never goes round in circles (docs/solver.md,
+    "Following hints"). A plan this engine cannot open is ignored.
+    """
     @_builtins.property
     def state(self) -> _game_pb2.SealedState: ...
     @_builtins.property
@@ -662,10 +670,11 @@ class HintRequest(_message.Message):
         *,
         state: _game_pb2.SealedState | None = ...,
         budget: Global___SearchBudget | None = ...,
+        plan: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budget", b"budget", "plan", b"plan", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -684,6 +693,7 @@ class HintResponse(_message.Message):
     WINNING_ARRANGEMENTS_FIELD_NUMBER: _builtins.int
     LOST_ARRANGEMENTS_FIELD_NUMBER: _builtins.int
     EVERY_ARRANGEMENT_FIELD_NUMBER: _builtins.int
+    PLAN_FIELD_NUMBER: _builtins.int
     kind: Global___HintKind.ValueType
     verdict: Global___Verdict.ValueType
     """WON or LOST only when it holds whatever the hidden cards are."""
@@ -703,6 +713,10 @@ class HintResponse(_message.Message):
     """The arrangements searched are every arrangement there is (few unseen cards),
     not a sample.
     """
+    plan: _builtins.bytes
+    """The line the move starts, sealed like a state and opaque to clients: pass it as
+    HintRequest.plan with the next hint of the same game. Empty when there is no move.
+    """
     @_builtins.property
     def move(self) -> _game_pb2.Move:
         """The move, with every kind but HINT_KIND_LOST and HINT_KIND_NONE."""
@@ -719,10 +733,11 @@ class HintResponse(_message.Message):
         winning_arrangements: _builtins.int = ...,
         lost_arrangements: _builtins.int = ...,
         every_arrangement: _builtins.bool = ...,
+        plan: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["move", b"move"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangements", b"arrangements", "every_arrangement", b"every_arrangement", "kind", b"kind", "lost_arrangements", b"lost_arrangements", "milliseconds", b"milliseconds", "move", b"move", "positions", b"positions", "verdict", b"verdict", "winning_arrangements", b"winning_arrangements"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["arrangements", b"arrangements", "every_arrangement", b"every_arrangement", "kind", b"kind", "lost_arrangements", b"lost_arrangements", "milliseconds", b"milliseconds", "move", b"move", "plan", b"plan", "positions", b"positions", "verdict", b"verdict", "winning_arrangements", b"winning_arrangements"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -4,24 +4,27 @@ many.
 Many players ask for a hint on the same position: the same daily deal, the same opening,
 a friend's challenge. So each engine process
 
-- remembers its last answers that the search *decided* (`REMEMBERED` of them): a
-  winning move of a line proven to win, a position proven lost, or, where the position
-  hides cards, an answer over every arrangement of them. Such an answer holds whatever
-  the budget and however it was cut short, so the next hint of that position is answered
-  from the table, without a search;
+- remembers the answers of its last searches (`REMEMBERED` of them), so that the next
+  hint of a position already searched is answered from the table, without a search. An
+  answer the search *decided* (a winning move of a line proven to win, a position proven
+  lost, or, where the position hides cards, an answer over every arrangement of them)
+  holds whatever the budget and however it was cut short, and answers any budget; an
+  undecided one answers the same budget only;
 - lets a hint asked while the same hint (the same position and budget) is being searched
   wait for that search instead of queueing another: a flood of hints on one position
-  costs one search, not one each, decided or not.
+  costs one search, decided or not.
 
-A position here is everything a hint reads: the variant and its options, the piles, the
-redeals left, the deal number and the generator's draws (which decide the shuffles of
-later redeals); not the count of moves made, which no rule reads, so players who reach a
-position by different paths share it. A hint is made from the position alone (where it
-hides cards, from what the player has seen: patience.solver.hints), so sharing an answer
-tells no player more than their own search would. A remembered answer is the reply as it
-was first written, its positions and milliseconds those of the search that found it. A
-search that fails is not remembered: its callers get its error, and the next call
-searches again.
+A position here is the position as the player sees it (`patience.solver.seen_key`): the
+variant and its options, every card in sight, the foundations, the stock's size and the
+redeals left. A hint is made from that alone (where the position hides cards, from
+arrangements of the unseen cards drawn from it: patience.solver.hints), so the key holds
+nothing a player could probe for (not the stock's order, the deal number or the
+generator's draws), players who reach a position by different paths share it, and
+sharing an answer tells no player more than their own search would. A remembered answer
+is the reply as it was first written, its positions and milliseconds those of the
+search that found it, its plan the same for every player (the plan's line is named by
+seen positions too). A search that fails is not remembered: its callers get its error,
+and the next call searches again.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Awaitable, Callable, Hashable
 from typing import Protocol
 
 import patience
+from patience.solver import seen_key
 from solitaire.v1 import engine_pb2
 
 from patience_engine.memo import Memo
@@ -46,16 +50,9 @@ class HintObserver(Protocol):
         already under way)."""
 
 
-def position_key(state: patience.State) -> Hashable:
+def position_key(state: patience.State) -> bytes:
     """What a hint of `state` is made from (the module docstring)."""
-    return (
-        state.variant.id,
-        state.options,
-        state.piles,
-        state.redeals_left,
-        state.deal,
-        state.draws,
-    )
+    return seen_key(state)
 
 
 def decided(reply: bytes) -> bool:
@@ -77,11 +74,12 @@ class HintAnswers:
     async def answer(
         self, position: Hashable, budget: Hashable, search: Callable[[], Awaitable[bytes]]
     ) -> bytes:
-        """The remembered answer for `position`, else that of the search of the same
-        position and budget under way, else `search()`'s (remembered if decided)."""
+        """The remembered answer for `position` (decided, or searched with `budget`),
+        else that of the search of the same position and budget under way, else
+        `search()`'s (remembered)."""
         searching = (position, budget)
         while True:
-            remembered = self._answers.get(position)
+            remembered = self._answers.get(position) or self._answers.get(searching)
             if remembered is not None:
                 self._observer.hint_answered("remembered")
                 return remembered
@@ -113,8 +111,7 @@ class HintAnswers:
             future.set_exception(error)
             raise
         else:
-            if decided(reply):
-                self._answers.put(position, reply)
+            self._answers.put(position if decided(reply) else searching, reply)
             future.set_result(reply)
             self._observer.hint_answered("searched")
             return reply

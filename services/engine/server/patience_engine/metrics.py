@@ -90,8 +90,9 @@ class EngineMetrics:
         )
         self.hints = Counter(
             "patience_engine_hints",
-            "Hints answered, by how: searched, remembered (a decided answer of the same "
-            "position) or shared (the search of the same hint under way)",
+            "Hints answered, by how: searched, remembered (the answer of a search of the "
+            "same position), shared (the search of the same hint under way) or continued "
+            "(the next move of the line of the game's previous hint)",
             ["answer"],
             registry=r,
         )

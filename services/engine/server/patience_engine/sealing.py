@@ -135,6 +135,35 @@ class Sealer:
         self._opened.put(envelope, state)
         return envelope
 
+    def wrap_other(self, data: bytes, purpose: bytes) -> bytes:
+        """An envelope for bytes other than a state (a hint's plan), as a state's but for
+        its associated data, which adds ``purpose``: it opens only with
+        :meth:`open_other` of the same purpose, never as a state (nor a state as it)."""
+        current = self._current
+        if current is None:
+            return data
+        header = _VERSION_BYTE + current.key_id
+        nonce = os.urandom(NONCE_BYTES)
+        return header + nonce + current.aead.encrypt(nonce, data, header + purpose)
+
+    def open_other(self, envelope: bytes, purpose: bytes) -> bytes | None:
+        """What :meth:`wrap_other` sealed with ``purpose``; None when no key of this
+        engine opens it (made elsewhere, changed, or sealed for another purpose)."""
+        if self._current is None:
+            return None if envelope[:1] == _VERSION_BYTE else envelope
+        key = self._keys.get(envelope[1:HEADER_BYTES])
+        if key is None or len(envelope) < OVERHEAD_BYTES or envelope[:1] != _VERSION_BYTE:
+            return None
+        header = envelope[:HEADER_BYTES]
+        try:
+            return key.aead.decrypt(
+                envelope[HEADER_BYTES : HEADER_BYTES + NONCE_BYTES],
+                envelope[HEADER_BYTES + NONCE_BYTES :],
+                header + purpose,
+            )
+        except InvalidTag:
+            return None
+
     def unseal(self, sealed: game_pb2.SealedState) -> bytes:
         """The serialized GameState inside a state given to the engine; raises Rejected
         when no key of this engine opens it."""

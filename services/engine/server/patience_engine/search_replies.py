@@ -8,30 +8,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import patience
-from patience.solver import Budget, HintKind, Verdict, hint, solve
+from patience.solver import Budget, Hint, hint, solve
 from solitaire.v1 import engine_pb2, game_pb2
 
+from patience_engine import hint_plans
 from patience_engine.codec import decode_state
 from patience_engine.encoding import SPEED_PATH, ReplyWriter
+from patience_engine.hint_plans import KIND_NUMBERS, VERDICT_NUMBERS
 
 if TYPE_CHECKING:
     from patience_engine.searches import SearchJob
-
-VERDICTS = {
-    Verdict.WON: engine_pb2.VERDICT_WON,
-    Verdict.LOST: engine_pb2.VERDICT_LOST,
-    Verdict.UNKNOWN: engine_pb2.VERDICT_UNKNOWN,
-}
-HINT_KINDS = {
-    HintKind.WINNING: engine_pb2.HINT_KIND_WINNING,
-    HintKind.BEST_EFFORT: engine_pb2.HINT_KIND_BEST_EFFORT,
-    HintKind.LOST: engine_pb2.HINT_KIND_LOST,
-    HintKind.NONE: engine_pb2.HINT_KIND_NONE,
-    HintKind.WINS_ALL: engine_pb2.HINT_KIND_WINS_ALL,
-    HintKind.WINS_MOST: engine_pb2.HINT_KIND_WINS_MOST,
-    HintKind.WINS_SOME: engine_pb2.HINT_KIND_WINS_SOME,
-    HintKind.NO_WIN_FOUND: engine_pb2.HINT_KIND_NO_WIN_FOUND,
-}
 
 
 def move_message(move: patience.Move, writer: ReplyWriter) -> game_pb2.Move:
@@ -65,7 +51,7 @@ def solve_reply(
         return engine_pb2.SolveResponse(verdict=engine_pb2.VERDICT_UNKNOWN).SerializeToString()
     result = solve(state, Budget(nodes=positions, seconds=seconds), stop=stopped)
     return engine_pb2.SolveResponse(
-        verdict=VERDICTS[result.verdict],
+        verdict=VERDICT_NUMBERS[result.verdict],
         line=[move_message(move, writer) for move in result.line],
         positions=result.nodes,
         milliseconds=round(result.seconds * 1000),
@@ -79,6 +65,8 @@ def hint_reply(
     stopped: Callable[[], bool],
     writer: ReplyWriter = SPEED_PATH,
 ) -> bytes:
+    """The HintResponse, its plan not yet sealed (the server seals it: a search process
+    holds no key)."""
     legal = state.legal_moves()
     if seconds <= 0 and legal:
         # No time left: the hint is still a legal move, the first, as best effort,
@@ -91,16 +79,22 @@ def hint_reply(
         return reply.SerializeToString()
     # A game already over is told without a search, whatever the budget.
     found = hint(state, Budget(nodes=positions, seconds=max(seconds, 0.0)), stop=stopped)
+    return hint_response(found, writer, hint_plans.encode(found, state)).SerializeToString()
+
+
+def hint_response(found: Hint, writer: ReplyWriter, plan: bytes) -> engine_pb2.HintResponse:
+    """The HintResponse of a library hint, with ``plan`` (HintResponse.plan)."""
     reply = engine_pb2.HintResponse(
-        kind=HINT_KINDS[found.kind],
-        verdict=VERDICTS[found.verdict],
+        kind=KIND_NUMBERS[found.kind],
+        verdict=VERDICT_NUMBERS[found.verdict],
         positions=found.nodes,
         milliseconds=round(found.seconds * 1000),
         arrangements=found.arrangements,
         winning_arrangements=found.winning,
         lost_arrangements=found.lost,
         every_arrangement=found.every_arrangement,
+        plan=plan,
     )
     if found.move is not None:
         reply.move.CopyFrom(move_message(found.move, writer))
-    return reply.SerializeToString()
+    return reply

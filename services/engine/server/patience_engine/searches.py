@@ -13,7 +13,8 @@ back) and a stop flag in shared memory. The search looks at both every few hundr
 positions: a search that reaches the deadline answers UNKNOWN, and one whose call was
 cancelled (the client gone, or its deadline passed) stops, so its process is free for
 the next search within milliseconds. A process that dies (killed, out of memory) fails
-its search with INTERNAL and is replaced.
+its search (the engine takes the search up once more, then answers
+RESOURCE_EXHAUSTED, reason SEARCH_FAILED) and is replaced.
 
 A search process writes its replies' moves with the writer its server runs
 (`speed_paths`: the speed path, or the reference; patience_engine.encoding).
@@ -111,7 +112,11 @@ class _Unobserved:
 
 
 class SearchFailed(Exception):
-    """The search process died during the search."""
+    """The search raised an error in its process."""
+
+
+class SearchProcessDied(SearchFailed):
+    """The search process died during the search (killed, out of memory)."""
 
 
 class _Worker:
@@ -321,7 +326,7 @@ class SearchPool:
         with contextlib.suppress(ValueError):
             self._idle.remove(dead)
         if dead.job is not None and not dead.job.done():
-            dead.job.set_exception(SearchFailed(f"search process {dead.index} died"))
+            dead.job.set_exception(SearchProcessDied(f"search process {dead.index} died"))
         dead.close()
         self.observer.search_process_replaced()
         self._add_worker(_Worker(dead.index, self.speed_paths, self.niceness))

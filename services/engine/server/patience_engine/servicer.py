@@ -20,11 +20,12 @@ from typing import Any, TypeVar
 import grpc
 import patience
 from grpc import aio
-from patience.solver import safe_foundation_moves
+from patience.solver import continue_line, safe_foundation_moves
 from patience_contract import tracing
 from patience_contract.errors import Reason, Rejected
 from solitaire.v1 import engine_pb2, game_pb2
 
+from patience_engine import hint_plans
 from patience_engine.codec import (
     Position,
     decode_move,
@@ -38,8 +39,8 @@ from patience_engine.hint_answers import HintAnswers, position_key
 from patience_engine.metrics import EngineMetrics
 from patience_engine.sealing import Sealer
 from patience_engine.search_budgets import HINT_LIMITS, SOLVE_LIMITS, SearchLimits, time_to_answer
-from patience_engine.search_replies import hint_reply
-from patience_engine.searches import SearchJob, SearchPool
+from patience_engine.search_replies import hint_reply, hint_response
+from patience_engine.searches import SearchJob, SearchPool, SearchProcessDied
 from patience_engine.views import VARIANT_MESSAGES, view_of_state
 
 log = logging.getLogger("patience_engine")
@@ -248,14 +249,27 @@ class EngineService:
     async def Hint(self, request: engine_pb2.HintRequest, context: aio.ServicerContext) -> bytes:
         data = self._state_bytes(request.state)
         state = decode_state(data, trusted=self._sealer.enabled).state  # a bad state: refused
-        if not state.legal_moves():  # the game is over: nothing to search
+        legal = state.legal_moves()
+        if not legal:  # the game is over: nothing to search
             return hint_reply(state, 0, 0.0, _never, self.writer)
+        if request.plan:
+            previous = hint_plans.open_plan(self._sealer, request.plan, state)
+            continued = None if previous is None else continue_line(state, previous, legal)
+            if continued is not None:  # the next move of the previous hint's line
+                self.metrics.hint_answered("continued")
+                reply = hint_response(continued, self.writer, request.plan)
+                return reply.SerializeToString()
         budget = HINT_LIMITS.budget(request.budget.max_positions, request.budget.max_milliseconds)
-        return await self._hints.answer(
-            position_key(state),
-            budget,
-            lambda: self._search("hint", data, request.budget, context, HINT_LIMITS),
-        )
+
+        async def search() -> bytes:
+            searched = await self._search("hint", data, request.budget, context, HINT_LIMITS)
+            reply = engine_pb2.HintResponse.FromString(searched)
+            if not reply.plan:
+                return searched
+            reply.plan = hint_plans.seal(self._sealer, reply.plan)
+            return reply.SerializeToString()
+
+        return await self._hints.answer(position_key(state), budget, search)
 
     async def _search(
         self,
@@ -270,7 +284,22 @@ class EngineService:
         positions, seconds = limits.budget(budget.max_positions, budget.max_milliseconds)
         deadline = time.monotonic() + time_to_answer(context.time_remaining())
         trace = tuple(tracing.carrier().items())
-        return await self._searches.run(SearchJob(kind, data, positions, seconds, deadline, trace))
+        job = SearchJob(kind, data, positions, seconds, deadline, trace)
+        try:
+            return await self._searches.run(job)
+        except SearchProcessDied as error:
+            # The process died under the search (killed, out of memory): the process
+            # that replaced it takes the search once more, while the deadline allows.
+            failed = error
+        if time.monotonic() < deadline:
+            try:
+                return await self._searches.run(job)
+            except SearchProcessDied as error:
+                failed = error
+        raise Rejected(
+            Reason.SEARCH_FAILED,
+            f"the {kind} was not answered: {failed}; try again later",
+        ) from None
 
     # ----------------------------------------------------------------- helpers
 

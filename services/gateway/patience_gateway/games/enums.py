@@ -1,8 +1,8 @@
 """The enums of the game API, taken from the engine's contract (the generated protobuf
 descriptors): a value's JSON name is its protobuf name without the enum's prefix, in
-lower case (GAME_STATUS_PLAYING: `playing`). The exceptions are written here: the hint
-kind `best-effort` (with a hyphen, as the API has always said it), and what stands for
-the unspecified value 0 where a view meets it (`views`).
+lower case (GAME_STATUS_PLAYING: `playing`, HINT_KIND_BEST_EFFORT: `best_effort`), with
+no exception; what stands for the unspecified value 0 where a view meets it is in
+`views`.
 
 Each is one named schema in the OpenAPI document; the descriptions say what the values
 mean to a client.
@@ -31,10 +31,16 @@ OUTLOOK = JsonEnum.from_proto(
 
 HINT_KIND = JsonEnum.from_proto(
     engine_pb2.HintKind.DESCRIPTOR,
-    """`winning`: the first move of a line proven to win; `best-effort`: the search ran out
-    of budget, so a promising move, not a proven one; `lost`: proven, no line wins, no move
-    is recommended; `none`: the game is over, nothing to hint.""",
-    renamed={"HINT_KIND_BEST_EFFORT": "best-effort"},
+    """What the hint is worth (docs/api.md, "Hints"). Where nothing is hidden: `winning`:
+    the first move of a line proven to win; `best_effort`: no win was found within the
+    search's budget, so the first move of the line that brought the most cards home;
+    `lost`: proven, no line wins (no move). Where the stock or a shuffle to come hides
+    cards, the hint searches several guesses at them (`arrangements`), never the real
+    ones: `wins_all`, `wins_most`, `wins_some`: the move starts a win in every guess, in
+    more than half of them, in some (`winning_arrangements` of `arrangements`);
+    `no_win_found`: every guess searched was lost; `best_effort`: no guess was decided
+    in time; `lost`: every way the hidden cards can lie was searched, and each loses.
+    `none`: the game is over (won, stuck, or given up), nothing to hint.""",
 )
 
 VERDICT = JsonEnum.from_proto(

@@ -15,6 +15,7 @@ from patience_gateway.games.preconditions import check_tags, etag, none_match
 from patience_gateway.games.replies import Reply, json_bytes
 from patience_gateway.games.shapes import History
 from patience_gateway.games.shares import is_share_token
+from patience_gateway.records.record import GIVEN_UP, PROVEN_LOST
 
 
 async def get(games: Games, game_id: str, token: str, if_none_match: str | None) -> Reply:
@@ -38,18 +39,27 @@ async def legal_moves(games: Games, game_id: str, token: str) -> Reply:
 
 
 async def hint(games: Games, game_id: str, token: str) -> Reply:
-    """The engine's hint for the game as it is. A proof that the game is lost is
-    kept for this version, so that the view's outlook says so until the game changes;
-    the hint counts in the game's record (while it is open: a hint makes a win not
-    clean)."""
-    game = await games.owned(game_id, token)
-    answer = await games.ask(games.engine.hint(game.state), games.search_problem)
+    """The engine's hint for the game as it is, continuing the line of the game's last
+    hint while the game is on it (its plan, kept with the game). A proof that the game
+    is lost is kept for this version, so that the view's outlook says so until the game
+    changes; the hint counts in the game's record (while it is open: a hint makes a win
+    not clean). A game given up (resigned, proven lost, abandoned) takes no more moves:
+    its hint is `none`, without a search."""
+    game = await games.owned(game_id, token, games.store.load_for_hint)
+    headers = {"ETag": etag(game.version), "Cache-Control": "no-store"}
+    if game.record.outcome in GIVEN_UP:
+        body = views.no_hint_json(game_id, game.version, game.record.outcome == PROVEN_LOST)
+        return Reply(200, json_bytes(body), headers)
+    answer = await games.ask(
+        games.engine.hint(game.state, plan=game.loaded.hint_plan), games.search_problem
+    )
     body = views.hint_json(game_id, game.version, answer)
     prove = body["kind"] == views.HINT_LOST and not game.loaded.proven_lost
     count = not game.record.finished
-    if prove or count:
-        await games.store.after_hint(game_id, game.version, lost=prove, count=count)
-    headers = {"ETag": etag(game.version), "Cache-Control": "no-store"}
+    if prove or count or answer.plan != game.loaded.hint_plan:
+        await games.store.after_hint(
+            game_id, game.version, lost=prove, count=count, plan=answer.plan
+        )
     return Reply(200, json_bytes(body), headers)
 
 

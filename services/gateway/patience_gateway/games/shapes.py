@@ -191,8 +191,34 @@ class Hint(TypedDict):
         ),
     ]
     verdict: Annotated[str, VERDICT]
-    positions: Annotated[int, Field(description="Positions the search went through.")]
+    positions: Annotated[
+        int,
+        Field(
+            description="Positions the search went through: 0 when the hint is the next "
+            "move of the line of the game's last hint (no search), or the game is over."
+        ),
+    ]
     milliseconds: Annotated[int, Field(description="Time the search took.")]
+    arrangements: Annotated[
+        int,
+        Field(
+            description="Where cards are hidden: the guesses at them searched (0: nothing "
+            "is hidden, or a line that turns up no hidden card wins, and the hint is exact)."
+        ),
+    ]
+    winning_arrangements: Annotated[
+        int, Field(description="Of those guesses, the ones the move was found to win.")
+    ]
+    lost_arrangements: Annotated[
+        int, Field(description="Of those guesses, the ones proven lost whatever is played.")
+    ]
+    every_arrangement: Annotated[
+        bool,
+        Field(
+            description="The guesses were every way the hidden cards can lie (a stock of a "
+            "few cards), not a sample."
+        ),
+    ]
 
 
 @with_config(_EXACT)

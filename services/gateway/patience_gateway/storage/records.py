@@ -78,6 +78,8 @@ class Loaded:
     deal_secret: bool = False
     # a daily deal's day (`YYYY-MM-DD`): its number is hidden until the day is over
     daily: str = ""
+    # a hint: the plan of the game's last hint (HintRequest.plan), b"" for none
+    hint_plan: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)

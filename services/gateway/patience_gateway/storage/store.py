@@ -269,6 +269,10 @@ class GameStore:
         """The game with its current state."""
         return await self._load(game_id, idempotency_key, _CURRENT)
 
+    async def load_for_hint(self, game_id: str, idempotency_key: str = "") -> Loaded | None:
+        """The game with its current state and the plan of its last hint."""
+        return await self._load(game_id, idempotency_key, _CURRENT, plan=True)
+
     async def load_for_restart(self, game_id: str, idempotency_key: str) -> Loaded | None:
         """The game with its state as dealt."""
         return await self._load(game_id, idempotency_key, _DEALT)
@@ -283,9 +287,17 @@ class GameStore:
         return bool(await self.redis.exists(outbox_key(game_id)))
 
     async def _load(
-        self, game_id: str, idempotency_key: str, which: bytes, *, touch: bool = True
+        self,
+        game_id: str,
+        idempotency_key: str,
+        which: bytes,
+        *,
+        touch: bool = True,
+        plan: bool = False,
     ) -> Loaded | None:
         args = [self._ttl_ms if touch else b"", idempotency_key.encode(), which]
+        if plan:
+            args.append(b"1")
         reply = await self._run(scripts.LOAD_STATE, game_id, args)
         if reply is None:
             return None
@@ -306,6 +318,7 @@ class GameStore:
             deal,
             secret,
             daily,
+            hint_plan,
         ) = reply
         return Loaded(
             state,
@@ -324,6 +337,7 @@ class GameStore:
             deal=_text(deal),
             deal_secret=secret == b"1",
             daily=_text(daily),
+            hint_plan=hint_plan,
         )
 
     async def load_for_undo(self, game_id: str, idempotency_key: str) -> Loaded | None:
@@ -497,11 +511,14 @@ class GameStore:
         version = int(written.reply[1]) if outcome in (Outcome.OK, Outcome.STALE) else 0
         return CommitResult(outcome, version=version)
 
-    async def after_hint(self, game_id: str, version: int, *, lost: bool, count: bool) -> bool:
+    async def after_hint(
+        self, game_id: str, version: int, *, lost: bool, count: bool, plan: bytes
+    ) -> bool:
         """After a hint for `version`: keeps that a search proved the game lost (`lost`),
-        and counts the hint in the game's record (`count`), while the game is still at
-        that version; False when it moved on (or is gone) meanwhile."""
-        args = [str(version).encode(), b"1" if lost else b"0", b"1" if count else b"0"]
+        counts the hint in the game's record (`count`) and keeps its `plan` for the
+        next hint, while the game is still at that version; False when it moved on (or
+        is gone) meanwhile."""
+        args = [str(version).encode(), b"1" if lost else b"0", b"1" if count else b"0", plan]
         written = await self._change(scripts.AFTER_HINT, game_id, args)
         return bool(written.reply)
 

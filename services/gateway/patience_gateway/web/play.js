@@ -60,6 +60,31 @@ export function parseMove(notation) {
   };
 }
 
+
+// What a hint's move is worth, in a player's words (docs/api.md, "Hints"). Where cards
+// are hidden the solver tries guesses at them, never the real ones.
+function hintWorth(hint) {
+  const tried = hint.every_arrangement
+    ? `all ${hint.arrangements} ways the hidden cards can lie`
+    : `${hint.arrangements} guesses at the hidden cards`;
+  switch (hint.kind) {
+    case "winning":
+      return "it leads to a win: keep following the hints";
+    case "wins_all":
+      return hint.every_arrangement
+        ? "a win starts with it however the hidden cards lie"
+        : `it wins in all ${tried}: a strong move, not a promise`;
+    case "wins_most":
+      return `it wins in ${hint.winning_arrangements} of ${tried}`;
+    case "wins_some":
+      return `it wins in ${hint.winning_arrangements} of ${tried}`;
+    case "no_win_found":
+      return `no win found in ${tried}, but the game may still be won: a try`;
+    default: // best_effort
+      return "no win found in the time allowed: the most promising move";
+  }
+}
+
 class Client {
   constructor() {
     this.descriptions = new Map();
@@ -892,8 +917,7 @@ class Client {
       $("table").dataset.hint = move.notation;
       if (move.kind === "transfer") this.table.mark(move.source, move.count, [move.target]);
       const what = move.kind === "transfer" ? `${move.source} to ${move.target}` : move.notation;
-      const worth = hint.kind === "winning" ? "it wins" : "the search ran out of time: a good try";
-      words = `Hint: ${what} (${worth}).`;
+      words = `Hint: ${what} (${hintWorth(hint)}).`;
     });
     if (words) this.say(words);
   }

@@ -5,17 +5,19 @@ answers WON (with the winning line), LOST (proven: no line wins) or UNKNOWN (bud
 spent): the trusted calls. ``hint(state)`` gives the move to play next from what the
 player has seen only: where the position hides cards it searches arrangements of the
 unseen cards made from the seen position (``hides_cards``, unseen.py), never the
-state's own hidden cards.
+state's own hidden cards; ``hint(state, follow=previous)`` (or ``continue_line``) plays
+on the line of the game's previous hint, so following hints never goes round in circles.
+``seen_key(state)`` is the position as the player sees it (what a hint is made from).
 ``outlook(state)`` tells, without a search, a game that only goes round in circles from
 one that may still be won; ``safe_foundation_moves(state)`` lists the cards that can go
 home now without losing a win (autoplay).
 """
 
 from .autoplay import safe_foundation_moves
-from .hints import HINT_BUDGET, Hint, HintKind, hint
+from .hints import HINT_BUDGET, Hint, HintKind, continue_line, hint
 from .outlook import CYCLE_LIMIT, Outlook, outlook
 from .search import Budget, Result, Verdict, solve
-from .unseen import SAMPLES, hides_cards
+from .unseen import SAMPLES, hides_cards, seen_key
 
 __all__ = [
     "CYCLE_LIMIT",
@@ -27,9 +29,11 @@ __all__ = [
     "Outlook",
     "Result",
     "Verdict",
+    "continue_line",
     "hides_cards",
     "hint",
     "outlook",
     "safe_foundation_moves",
+    "seen_key",
     "solve",
 ]

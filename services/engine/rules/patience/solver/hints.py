@@ -40,21 +40,47 @@ equally often, the plain move is preferred. Counts are lower bounds: a kind neve
 more wins than were found. Each arrangement is won by a line of its own, so a move that
 wins in every arrangement is not a promise that a player who never sees the stock wins
 by playing on (see docs/solver.md).
+
+**Following hints.** A search finds *a* winning line from where it starts, the first it
+meets; from the position after its first move, a new search may well meet first the
+line that moves the card back, and a player who plays hint after hint goes round in
+circles. So every hint comes with the line its move starts (:attr:`Hint.line`), each
+step named by the position it is played from as the player sees it
+(:func:`~patience.solver.unseen.seen_digest`), and a hint asked with the previous one
+(``follow``) continues its line while the game is on it, without a search: the next
+move of the same plan. Each line ends where playing on cannot come back to where it
+began:
+
+- a win (WINNING: the whole winning line);
+- the first move that turns up a hidden card (a deal, a redeal that shuffles), which
+  no later move undoes (the stock only shrinks, redeals only run out);
+- the position with the most cards home that the search met (BEST_EFFORT, and the plain
+  move of a fair hint), which has more cards on the foundations than the line's start.
+
+A card on a foundation never leaves it, so a position after the end of a line is never
+one played before its start, and the positions of one line are all different (a search
+never enters a position twice): following hints never repeats a position, except after
+a hint that is a lone move with none of these ends (the search found no card to bring
+home and no hidden card to turn up). From a position proven winnable, the first hint's
+line is played to the win.
 """
 
 from __future__ import annotations
 
 import copy
 import enum
+import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..moves import Move
+from ..compiled import rules_of
+from ..moves import Move, MoveKind
+from ..ruleset import RuleSet
 from ..state import State
-from .model import Position, SolverMove
+from .model import Model, Position, SolverMove
 from .policy import Policy
 from .search import Budget, Result, Verdict, solve
-from .unseen import SAMPLES, arrangements, hides_cards, without_hidden
+from .unseen import SAMPLES, arrangements, hides_cards, seen_digest, without_hidden
 
 HINT_BUDGET = Budget(nodes=200_000, seconds=0.8)
 # The share of a fair hint's budget given to the lines that turn up no hidden card.
@@ -76,6 +102,11 @@ class HintKind(enum.Enum):
     NO_WIN_FOUND = "no_win_found"
 
 
+# One step of a hint's line: the position it is played from, as the player sees it
+# (`seen_digest`), and the move.
+Step = tuple[bytes, Move]
+
+
 @dataclass(frozen=True)
 class Hint:
     kind: HintKind
@@ -91,6 +122,9 @@ class Hint:
     winning: int = 0
     lost: int = 0
     every_arrangement: bool = False
+    # The line that ``move`` starts, its first step (module docstring, "Following
+    # hints"); empty when there is no move.
+    line: tuple[Step, ...] = ()
 
 
 def hint(
@@ -99,24 +133,70 @@ def hint(
     *,
     stop: Callable[[], bool] | None = None,
     samples: int = SAMPLES,
+    follow: Hint | None = None,
 ) -> Hint:
     """The move to play next from ``state`` (see the module's docstring); ``stop`` as
     for :func:`~patience.solver.search.solve`; ``samples``: the arrangements searched
-    where the position hides cards."""
+    where the position hides cards; ``follow``: the game's previous hint, whose line is
+    continued when ``state`` is on it (:func:`continue_line`)."""
     legal = state.legal_moves()
     if not legal:
         verdict = Verdict.WON if state.foundation_cards == state.total_cards else Verdict.LOST
         return Hint(HintKind.NONE, None, verdict, 0, 0.0)
+    if follow is not None:
+        continued = continue_line(state, follow, legal)
+        if continued is not None:
+            return continued
     if hides_cards(state):
         return _fair_hint(state, legal, budget, stop or _never, samples)
     result = solve(state, budget, stop=stop)
     if result.verdict is Verdict.LOST:
         return Hint(HintKind.LOST, None, result.verdict, result.nodes, result.seconds)
-    move = result.best_first_move
-    if move is None or move not in legal:
-        move = legal[0]
+    line = result.promising_line  # WON: the winning line
+    if not line or line[0] not in legal:
+        line = (legal[0],)
     kind = HintKind.WINNING if result.verdict is Verdict.WON else HintKind.BEST_EFFORT
-    return Hint(kind, move, result.verdict, result.nodes, result.seconds)
+    steps = line_steps(state, line)
+    return Hint(kind, line[0], result.verdict, result.nodes, result.seconds, line=steps)
+
+
+def continue_line(state: State, previous: Hint, legal: Sequence[Move] | None = None) -> Hint | None:
+    """``previous`` (a hint of the same game) from ``state``, when ``state`` is one of
+    the positions of its line: the same kind and counts, the move of that step and the
+    line from there, found without a search (nodes and seconds 0). None when ``state``
+    is not on the line (the player went another way, or played it to its end)."""
+    if not previous.line:
+        return None
+    rules = rules_of(state)
+    here = seen_digest(rules, _model_of(rules).position(state))
+    for i, (position, move) in enumerate(previous.line):
+        if position == here:
+            if move not in (state.legal_moves() if legal is None else legal):
+                return None
+            return replace(previous, move=move, nodes=0, seconds=0.0, line=previous.line[i:])
+    return None
+
+
+def line_steps(state: State, moves: Sequence[Move]) -> tuple[Step, ...]:
+    """The steps of ``moves`` played from ``state``, up to the first that turns up a
+    hidden card (a deal, a redeal that shuffles), which is the last: the positions after
+    it depend on what it shows."""
+    rules = rules_of(state)
+    model = _model_of(rules)
+    pos = model.position(state)
+    steps = []
+    for move in moves:
+        steps.append((seen_digest(rules, pos), move))
+        if _turns_up(state, move):
+            break
+        pos = model.apply(pos, model.solver_move(move))
+    return tuple(steps)
+
+
+@functools.cache
+def _model_of(rules: RuleSet) -> Model:
+    # Playing a line up to its first deal or shuffled redeal never draws on the deal.
+    return Model(rules)
 
 
 def _never() -> bool:
@@ -132,7 +212,9 @@ def _fair_hint(
 ) -> Hint:
     """The hint from the arrangements of what ``state`` hides (the module's docstring).
     Nothing here reads the hidden part of ``state``: the arrangements are made from the
-    seen position, and only they are searched."""
+    seen position, and only they are searched. Their lines are played on ``state`` only
+    up to their first deal or shuffled redeal (:func:`line_steps`), which turn up no
+    hidden card: the moves before it are the same whatever the hidden cards are."""
     clock = budget.clock()
     started = clock()
     deadline = started + budget.seconds
@@ -150,13 +232,20 @@ def _fair_hint(
     nodes = found.nodes
     if found.verdict is Verdict.WON and found.line and found.line[0] in order:
         seconds = clock() - started
-        return Hint(HintKind.WINNING, found.line[0], Verdict.WON, nodes, seconds)
+        steps = line_steps(state, found.line)
+        return Hint(HintKind.WINNING, found.line[0], Verdict.WON, nodes, seconds, line=steps)
     plain_move = found.promising_move if found.promising_move in order else None
     arranged = arrangements(state, max(samples, 1))
     items = arranged.items
     total = len(items)
     won_by: dict[Move, int] = {}
     promising: dict[Move, int] = {}  # the undecided searches' best-effort moves
+    # the first winning line found for each move; else the plain search's or an
+    # undecided search's line to the most cards home
+    won_lines: dict[Move, tuple[Move, ...]] = {}
+    lines: dict[Move, tuple[Move, ...]] = {}
+    if plain_move is not None:
+        lines[plain_move] = found.promising_line
     lost = searched = 0
     leader: Move | None = plain_move
     for i, item in enumerate(items):
@@ -177,12 +266,14 @@ def _fair_hint(
             first = _first_move(result)
             if first is not None and first in order:
                 won_by[first] = won_by.get(first, 0) + 1
+                won_lines.setdefault(first, result.line)
                 leader = _most(won_by, order, plain_move)
         elif result.verdict is Verdict.LOST:
             lost += 1
         elif result.best_first_move is not None and result.best_first_move in order:
             move = result.best_first_move
             promising[move] = promising.get(move, 0) + 1
+            lines.setdefault(move, result.promising_line)
     every = arranged.every and searched == total
     verdict = Verdict.UNKNOWN
     if every and sum(won_by.values()) == total:
@@ -192,7 +283,10 @@ def _fair_hint(
 
     def told(kind: HintKind, move: Move | None, wins: int = 0) -> Hint:
         seconds = clock() - started
-        return Hint(kind, move, verdict, nodes, seconds, searched, wins, lost, every)
+        steps: tuple[Step, ...] = ()
+        if move is not None:
+            steps = line_steps(state, won_lines.get(move) or lines.get(move) or (move,))
+        return Hint(kind, move, verdict, nodes, seconds, searched, wins, lost, every, steps)
 
     if won_by:
         move = _most(won_by, order, plain_move)
@@ -202,17 +296,31 @@ def _fair_hint(
         if 2 * wins > searched:
             return told(HintKind.WINS_MOST, move, wins)
         return told(HintKind.WINS_SOME, move, wins)
+    # A move with no line to more cards home or to a hidden card could be undone by the
+    # next hint: where nothing better is known, turn a hidden card up (always legal in
+    # a position that hides cards: the stock deals, redeals may be asked for).
+    turn_up = next((move for move in legal if _turns_up(state, move)), None)
     if lost == searched:
         if every:
             return told(HintKind.LOST, None)
-        first_choice = plain_move or _first_choice(items[0].policy, items[0].state, legal)
-        return told(HintKind.NO_WIN_FOUND, first_choice)
+        return told(HintKind.NO_WIN_FOUND, plain_move or turn_up or legal[0])
     if plain_move is not None:
         return told(HintKind.BEST_EFFORT, plain_move)
     if found.verdict is Verdict.LOST and _DEAL in order:
         # no card comes home without turning one up: deal it
         return told(HintKind.BEST_EFFORT, _DEAL)
-    return told(HintKind.BEST_EFFORT, _most(promising, order, None) if promising else legal[0])
+    if promising:
+        return told(HintKind.BEST_EFFORT, _most(promising, order, None))
+    return told(HintKind.BEST_EFFORT, turn_up or legal[0])
+
+
+def _turns_up(state: State, move: Move) -> bool:
+    """Whether ``move`` turns up a card the player has not seen: a deal, or a redeal
+    that shuffles."""
+    if move.kind is MoveKind.DEAL:
+        return True
+    redeal = rules_of(state).redeal
+    return move.kind is MoveKind.REDEAL and redeal is not None and redeal.shuffle
 
 
 def _first_move(result: Result) -> Move | None:
@@ -244,16 +352,3 @@ def _root_first(policy: Policy, move: Move) -> Policy:
     first = copy.copy(policy)
     first.candidates = root_first
     return first
-
-
-def _first_choice(policy: Policy, state: State, legal: Sequence[Move]) -> Move:
-    """The move the search would try first from ``state`` (a foundation move before a
-    move between piles, and so on: pruning.py), or the first legal move."""
-    model = policy.model
-    settled, autos = policy.settle(model.position(state))
-    moves = autos or policy.candidates(settled)
-    if moves:
-        move = model.library_move(moves[0])
-        if move in legal:
-            return move
-    return legal[0]

@@ -62,6 +62,9 @@ class Result:
     # A lost position's best try (fair hints search positions lost for want of the
     # cards a player cannot see).
     promising_move: Move | None = None
+    # The line to the position with the most cards on the foundations (WON: the winning
+    # line), starting with ``promising_move``; empty when no line brought a card there.
+    promising_line: tuple[Move, ...] = ()
 
     @property
     def decided(self) -> bool:
@@ -95,20 +98,48 @@ def solve(
     if not model.legal_moves(root):
         return Result(Verdict.LOST, (), 1, clock() - started)
     outcome = _search(policy, root, budget, started, clock, stop or _never)
+    verdict, line_moves, nodes, best_line = outcome
+    line = tuple(map(model.library_move, _straightened(model, root, line_moves)))
+    promising_line = (
+        line
+        if verdict is Verdict.WON
+        else tuple(map(model.library_move, _straightened(model, root, best_line)))
+    )
     seconds = clock() - started
-    verdict, line_moves, nodes, best = outcome
-    line = tuple(model.library_move(m) for m in line_moves)
-    best_move = model.library_move(best) if best is not None else None
-    promising = best_move
-    if verdict is Verdict.WON:
-        best_move = promising = line[0] if line else None
-    elif verdict is Verdict.LOST:
-        best_move = None
-    return Result(verdict, line, nodes, seconds, best_move, promising)
+    promising = promising_line[0] if promising_line else None
+    best_move = None if verdict is Verdict.LOST else promising
+    return Result(verdict, line, nodes, seconds, best_move, promising, promising_line)
 
 
 def _never() -> bool:
     return False
+
+
+def _straightened(model: Model, root: Position, line: list[SolverMove]) -> list[SolverMove]:
+    """``line`` without its detours: from each position of the line, the one move that
+    reaches the latest position of the line in one step (the line's own next move when
+    none reaches further). The depth-first search returns the first line it meets, which
+    wanders (moves cards to and fro before it finds its way); this one ends in the same
+    position through positions of the same line, in order, so it is as sound a line and
+    keeps what the line's end proves. One pass over the legal moves of each position."""
+    if len(line) < 2:
+        return line
+    positions = [root]
+    for move in line:
+        positions.append(model.apply(positions[-1], move))
+    latest = {pos: i for i, pos in enumerate(positions)}
+    straight: list[SolverMove] = []
+    i, end = 0, len(line)
+    while i < end:
+        pos = positions[i]
+        best, to = line[i], i + 1
+        for move in model.legal_moves(pos):
+            j = latest.get(model.apply(pos, move), -1)
+            if j > to:
+                best, to = move, j
+        straight.append(best)
+        i = to
+    return straight
 
 
 def _search(
@@ -118,7 +149,9 @@ def _search(
     started: float,
     clock: Callable[[], float],
     stop: Callable[[], bool],
-) -> tuple[Verdict, list[SolverMove], int, SolverMove | None]:
+) -> tuple[Verdict, list[SolverMove], int, list[SolverMove]]:
+    """The verdict, the winning line, the positions entered, and the line to the
+    position with the most cards home (the root's safe moves at least)."""
     model = policy.model
     key = policy.key
     settle = policy.settle
@@ -131,11 +164,11 @@ def _search(
 
     root, root_autos = settle(root)
     if sum(root[2]) == total:
-        return Verdict.WON, root_autos, 1, root_autos[0] if root_autos else None
+        return Verdict.WON, root_autos, 1, root_autos
     seen = {key(root)}
     nodes = 1
     best_score = sum(root[2])
-    best_first: SolverMove | None = root_autos[0] if root_autos else None
+    best_line = root_autos
     # The path: for each depth, the move played and the safe moves that followed it.
     path: list[list[SolverMove]] = []
     positions = [root]
@@ -164,20 +197,20 @@ def _search(
         score = sum(child[2])
         if score == total:
             line = [m for step in path for m in step] + [move, *autos]
-            return Verdict.WON, root_autos + line, nodes, None
+            return Verdict.WON, root_autos + line, nodes, []
         if score > best_score:
+            # copied only when the best improves: at most once per card
             best_score = score
-            first = path[0][0] if path else move
-            best_first = root_autos[0] if root_autos else first
+            best_line = [*root_autos, *(m for step in path for m in step), move, *autos]
         check -= 1
         if check <= 0:
             check = _CHECK_EVERY
             if nodes >= node_limit or clock() >= deadline or stop():
-                return Verdict.UNKNOWN, [], nodes, best_first
+                return Verdict.UNKNOWN, [], nodes, best_line
         if dead(child):
             continue
         path.append([move, *autos])
         positions.append(child)
         move_lists.append(candidates(child))
         next_index.append(0)
-    return Verdict.LOST, [], nodes, best_first
+    return Verdict.LOST, [], nodes, best_line

@@ -75,7 +75,19 @@ def seen_key(state: State) -> bytes:
     hidden goes in (the stock's order, the deal number, the generator's draws), nor the
     number of moves made, so positions that look the same have the same key."""
     rules = rules_of(state)
-    tab, cells, found, stock, waste, redeals, _ = Model(rules).position(state)
+    return _seen_bytes(rules, Model(rules).position(state))
+
+
+def seen_digest(rules: RuleSet, pos: Position) -> bytes:
+    """:func:`seen_key` of the position ``pos`` of ``rules``, as a 6-byte digest: what a
+    hint's line names its positions by (hints.py). A line is looked up by the digest of
+    the game's position: a stranger taken for one of its positions needs a digest shared
+    with one of a few thousand (chance below 2^-36)."""
+    return hashlib.blake2b(_seen_bytes(rules, pos), digest_size=6).digest()
+
+
+def _seen_bytes(rules: RuleSet, pos: Position) -> bytes:
+    tab, cells, found, stock, waste, redeals, _ = pos
     name = ",".join([rules.variant.id, *sorted(rules.options)]).encode()
     parts = [name, *tab, cells, found, waste, bytes((len(stock), redeals))]
     return b"\xff".join(len(p).to_bytes(2, "little") + p for p in parts)
