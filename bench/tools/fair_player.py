@@ -12,10 +12,11 @@ seed, so the first N deals of each game are the table's first N) are played twic
   are the hint's own first moves wherever they exist), and once nothing is hidden any
   more (the stock dealt out, the last redeal made) one exact search stands for the hints
   that would follow: a winning line is played out, a proven loss ends the game, an
-  undecided search gives its best-effort move, as the exact hint would. A hint whose move
-  leads back to a position the player has already seen (which a deterministic hint would
-  repeat for ever) is replaced by the first legal move that does not (a *detour*,
-  counted); with none, the game ends lost.
+  undecided search gives its best-effort move, as the exact hint would. Each hint is
+  asked with the one before (`follow`), as the gateway asks it, so that it plays on the
+  line of the last (docs/solver.md, "Following hints"). A hint whose move would lead back
+  to a position the player has already seen is replaced by the first legal move that
+  does not (a *detour*, counted: there should be none); with none, the game ends lost.
 - **full knowledge**: the deal searched by `patience.solver.solve` (stock and shuffles
   known) within a CPU budget: the upper bound. A deal the fair player won is winnable,
   whatever that search said.
@@ -47,6 +48,7 @@ from patience import Move, State, Status
 from patience.solver import (
     SAMPLES,
     Budget,
+    Hint,
     Verdict,
     hides_cards,
     hint,
@@ -93,6 +95,7 @@ def play_fair(state: State, nodes: int) -> dict[str, object]:
     budget = Budget(nodes=nodes, seconds=1e9)
     kinds: Counter[str] = Counter()
     visited = {seen_key(state)}
+    previous: Hint | None = None
     detours = hints = 0
     ended = ""
     started = time.process_time()
@@ -115,7 +118,8 @@ def play_fair(state: State, nodes: int) -> dict[str, object]:
                 break
             move: Move | None = result.best_first_move or state.legal_moves()[0]
         else:
-            given = hint(state, budget)
+            given = hint(state, budget, follow=previous)
+            previous = given
             hints += 1
             kinds[given.kind.value] += 1
             move = given.move

@@ -6,6 +6,7 @@ hint costs one search; what is cancelled or failed is not remembered."""
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Iterator
 
 import patience
@@ -16,6 +17,7 @@ from solitaire.v1 import engine_pb2
 
 from tests.engine.helpers import EngineThread, engine_running, searching_config, unsealed
 from tests.engine.test_searches import HARD
+from tests.solver.test_fair_hints import TWO_LEFT, played_positions, rearranged
 
 # A deal whose hint is decided (a winning line found) within the default budget.
 EASY = ("bisley", 7)
@@ -106,6 +108,34 @@ async def test_a_flood_of_one_undecided_hint_costs_one_search_and_is_remembered_
         # undecided: another budget may decide it, so it searches again
         await client.hint(game.state, max_positions=20_001, max_milliseconds=2000)
         assert searches_of_hints(own_engine) == 2
+
+
+async def test_positions_alike_to_the_player_share_an_answer_whatever_they_hide(
+    own_engine: EngineThread,
+) -> None:
+    """The key is the position as the player sees it: the stock's order, the deal
+    number and the generator's draws are not in it, so a player cannot learn anything
+    hidden by which hints come back remembered. A position the player sees otherwise
+    (one card moved) is searched for itself."""
+    rng = random.Random(5)
+    for variant_id in ("napoleon-at-st-helena", "la-belle-lucie"):
+        [state] = played_positions(variant_id, 1, seed=3)
+        other = rearranged(state, rng)
+        assert (other.piles, other.deal) != (state.piles, state.deal)
+        assert position_key(other) == position_key(state)
+        moved = state.apply(state.legal_moves()[0])
+        assert position_key(moved) != position_key(state)
+    async with EngineClient(own_engine.target, timeout=60) as client:
+        state = patience.parse_state(TWO_LEFT)
+        hidden_otherwise = patience.parse_state(TWO_LEFT.replace("s:9S2D", "s:2D9S"))
+        budget = {"max_positions": 2_000, "max_milliseconds": 5_000}
+        first = await client.hint(unsealed(state), **budget)
+        second = await client.hint(unsealed(hidden_otherwise), **budget)
+        assert second == first
+        assert hints_counted(own_engine) == {"searched": 1.0, "remembered": 1.0}
+        moved = state.apply(state.legal_moves()[0])
+        await client.hint(unsealed(moved), **budget)
+        assert hints_counted(own_engine)["searched"] == 2
 
 
 # ---------------------------------------------------------------- the table alone

@@ -8,6 +8,7 @@ import os
 import threading
 
 from patience_engine.config import speed_paths_from_env
+from patience_engine.searches import SearchPool
 from patience_engine.server import EngineConfig, RunningEngine, start_server
 
 SEAL_KEY = b"gateway-tests-seal-key"
@@ -30,6 +31,12 @@ class EngineThread:
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def searches(self) -> SearchPool:
+        """The running engine's search processes (read from the tests' thread)."""
+        assert self._running is not None, "the engine is not running"
+        return self._running.searches
 
     def start(self) -> EngineThread:
         loop = asyncio.new_event_loop()

@@ -164,9 +164,10 @@ async def test_resign_ends_the_game_and_takes_no_more_changes(records_gateway: G
     assert_problem(move, 409, "game-over")
     view = await records_gateway.view(game)
     assert record(view)["outcome"] == "resigned"
-    # a hint on a finished game is given, but the record is closed: not counted
+    # a game given up has nothing to hint, and the record is closed: not counted
     hint = await records_gateway.http.get(f"/v1/games/{game.id}/hint", headers=game.auth())
     assert hint.status_code == 200, hint.text
+    assert (hint.json()["kind"], hint.json()["move"], hint.json()["positions"]) == ("none", None, 0)
     assert record(await records_gateway.view(game))["hints"] == record(view)["hints"] == 0
 
 

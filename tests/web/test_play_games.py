@@ -230,7 +230,7 @@ async def test_hint_marks_the_move_and_autoplay_plays_the_safe_cards(tabs: Tabs)
     await expect(page.table).to_have_attribute("data-hint", "t4-f1")
     await expect(page.pile("t4")).to_have_class(re.compile(r"\bsource\b"))
     await expect(page.pile("f1")).to_have_class(re.compile(r"\btarget\b"))
-    await expect(page.message()).to_contain_text("Hint: t4 to f1 (it wins)")
+    await expect(page.message()).to_contain_text("Hint: t4 to f1 (it leads to a win")
     assert await page.version() == 1  # a hint changes nothing
 
     await page.page.locator("#autoplay").click()
