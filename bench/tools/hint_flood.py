@@ -4,8 +4,9 @@ as `make run` starts on two cores).
 
 Each flood is 8 players, each with a game of their own at the same deal (as players of
 the day's deal are), who press Hint at the same moment: the position is one, the games
-eight. Beside it, the same 8 players at 8 different deals (positions that can share
-nothing). Per variant, `--floods` floods on deal numbers of their own; the table gives
+eight; then 8 such players who press Hint one after another (the day's players do not
+all come at once); and beside them, 8 players at 8 different deals who press Hint at once
+(positions that can share nothing). Per variant, `--floods` floods on deal numbers of their own; the table gives
 the latency of the hints (p50, p99, max), how many were refused (`503 solver-busy`), and
 what the engine says it did (`patience_engine_hints_total`: searched, remembered,
 shared) over the variant's floods.
@@ -34,7 +35,7 @@ VARIANTS = ("napoleon-at-st-helena", "house-in-the-wood", "usk", "bisley")
 
 
 async def _flood(
-    http: httpx.AsyncClient, variant: str, deals: Sequence[int]
+    http: httpx.AsyncClient, variant: str, deals: Sequence[int], at_once: bool
 ) -> list[tuple[float, int]]:
     games = []
     for deal in deals:
@@ -48,7 +49,9 @@ async def _flood(
         response = await http.get(f"/v1/games/{game_id}/hint", headers=auth)
         return time.perf_counter() - started, response.status_code
 
-    return list(await asyncio.gather(*(ask(game_id, auth) for game_id, auth in games)))
+    if at_once:
+        return list(await asyncio.gather(*(ask(game_id, auth) for game_id, auth in games)))
+    return [await ask(game_id, auth) for game_id, auth in games]
 
 
 def _hints_counted(metrics: str) -> dict[str, float]:
@@ -75,13 +78,17 @@ async def run(floods: int, variants: Sequence[str]) -> list[list[str]]:
             metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
             base = 1000
             for variant in variants:
-                for label, same in (("one", True), ("each its own", False)):
+                for label, same, at_once in (
+                    ("one, at once", True, True),
+                    ("one, one after another", True, False),
+                    ("each its own, at once", False, True),
+                ):
                     before = _hints_counted((await scrape.get(metrics_url)).text)
                     answers: list[tuple[float, int]] = []
                     for _ in range(floods):
                         base += PLAYERS
                         deals = [base] * PLAYERS if same else list(range(base, base + PLAYERS))
-                        answers += await _flood(http, variant, deals)
+                        answers += await _flood(http, variant, deals, at_once)
                     after = _hints_counted((await scrape.get(metrics_url)).text)
                     spent = {how: int(after.get(how, 0) - before.get(how, 0)) for how in after}
                     times = [seconds * 1000 for seconds, status in answers if status == 200]
