@@ -38,7 +38,7 @@ MOVE_LIMIT = 5_000
 # Searches a game may make: a deal whose first hint is undecided costs a search of the
 # whole budget at each line's end (tens of seconds a search in Usk), so such games are
 # followed only so far ("search limit").
-SEARCH_LIMIT = 30
+SEARCH_LIMIT = 5
 
 
 @dataclass(frozen=True)
