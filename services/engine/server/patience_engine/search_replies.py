@@ -5,7 +5,6 @@ are written by the process's writer (`patience_engine.encoding`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import patience
 from patience.solver import Budget, Hint, hint, solve
@@ -15,9 +14,7 @@ from patience_engine import hint_plans
 from patience_engine.codec import decode_state
 from patience_engine.encoding import SPEED_PATH, ReplyWriter
 from patience_engine.hint_plans import KIND_NUMBERS, VERDICT_NUMBERS
-
-if TYPE_CHECKING:
-    from patience_engine.searches import SearchJob
+from patience_engine.search_jobs import SearchJob
 
 
 def move_message(move: patience.Move, writer: ReplyWriter) -> game_pb2.Move:

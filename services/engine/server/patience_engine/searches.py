@@ -37,13 +37,17 @@ import multiprocessing.sharedctypes
 import os
 import signal
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
+from opentelemetry import trace
 from patience_contract import logs, tracing
 from patience_contract.errors import Reason, Rejected
 
 from patience_engine.config import DEFAULT_SEARCH_NICENESS
+from patience_engine.encoding import writer_for
+from patience_engine.search_jobs import SearchJob
+from patience_engine.search_replies import answer
 
 log = logging.getLogger("patience_engine")
 
@@ -63,23 +67,6 @@ def hint_seconds(seconds: float, hints_waiting: int, processes: int) -> float:
     the time is shared (a position decided sooner is answered sooner either way)."""
     share = 1.0 / (1.0 + hints_waiting / processes)
     return seconds * max(share, LEAST_HINT_SHARE)
-
-
-@dataclass(frozen=True, slots=True)
-class SearchJob:
-    """One search: ``kind`` "solve" or "hint", a serialized GameState already validated
-    by the engine, the budget in positions and seconds (counted from when a search
-    process takes the job up), and the absolute time by which the answer must be on its
-    way (``time.monotonic()``, the same clock in every process of the machine; infinite
-    for a call without a deadline)."""
-
-    kind: str
-    state: bytes
-    positions: int
-    seconds: float
-    deadline: float
-    # the call's trace context, W3C headers (empty when the engine does not trace)
-    trace: tuple[tuple[str, str], ...] = ()
 
 
 class SearchObserver(Protocol):
@@ -347,9 +334,6 @@ def _search_process(
     # Below the processes that apply moves in the kernel's eyes: where cores are short, a
     # move takes the CPU from a search, never the other way round.
     os.nice(niceness)
-    from patience_engine.encoding import writer_for
-    from patience_engine.search_replies import answer
-
     writer = writer_for(speed_paths)
     logs.configure_logging(os.environ.get("LOG_LEVEL", "info"))
     traced = tracing.start_tracing("patience-engine")
@@ -382,10 +366,6 @@ def _search_process(
 
 def _traced_answer(job: SearchJob, stopped: Any, writer: Any) -> bytes:
     """`search_replies.answer`, recorded as a span of the call's trace."""
-    from opentelemetry import trace
-
-    from patience_engine.search_replies import answer
-
     with tracing.continued(dict(job.trace)):
         tracer = trace.get_tracer("patience_engine.searches")
         with tracer.start_as_current_span(
