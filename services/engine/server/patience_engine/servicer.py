@@ -39,8 +39,9 @@ from patience_engine.hint_answers import HintAnswers, position_key
 from patience_engine.metrics import EngineMetrics
 from patience_engine.sealing import Sealer
 from patience_engine.search_budgets import HINT_LIMITS, SOLVE_LIMITS, SearchLimits, time_to_answer
+from patience_engine.search_jobs import SearchJob
 from patience_engine.search_replies import hint_reply, hint_response
-from patience_engine.searches import SearchJob, SearchPool, SearchProcessDied
+from patience_engine.searches import SearchPool, SearchProcessDied
 from patience_engine.views import VARIANT_MESSAGES, view_of_state
 
 log = logging.getLogger("patience_engine")
