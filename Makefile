@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make run` and `make test`.
-# Both create .venv on first use and install the five distributions under services/ and the
-# workspace's tools into it (pip install -e ... -e '.[dev]'), so a fresh clone needs nothing
-# but Python 3.11+ and make.
+# Both create .venv on first use and install the five distributions (rules/ and those under
+# services/) and the workspace's tools into it (pip install -e ... -e '.[dev]'), so a fresh
+# clone needs nothing but Python 3.11+ and make.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -16,7 +16,7 @@ BIN := $(VENV)/bin
 # Written only after a complete install, so an install that fails halfway is redone.
 STAMP := $(VENV)/.installed
 # The distributions, lowest layer first (each folder has its pyproject.toml; README, Layout).
-DISTRIBUTIONS := services/engine/rules services/contract services/engine/server \
+DISTRIBUTIONS := rules services/contract services/engine/server \
 	services/gateway services/launcher
 PYTEST_WORKERS ?= auto
 # The slowest steps of each run in its report: a test that starts waiting out a timeout
@@ -133,7 +133,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)  ## mypy
-	$(BIN)/mypy services examples
+	$(BIN)/mypy rules services examples
 
 # The import rules of pyproject.toml's [tool.importlinter]: no cycle anywhere, the
 # distributions one way, the layers inside the rules library and the gateway.

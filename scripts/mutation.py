@@ -4,7 +4,7 @@ that part (docs/testing.md).
 
     make mutation                                  every part (hours on two cores)
     make mutation PARTS="solver"                   one part, or several
-    make mutation FILES="services/engine/rules/patience/solver/pruning.py ..."
+    make mutation FILES="rules/patience/solver/pruning.py ..."
     make mutation SINCE=origin/main                the files changed since a commit
     make mutation PARTS=gateway NAMES="*GameStore*__init__*"   only the mutants named
 
@@ -55,7 +55,7 @@ class Part:
         return Path(self.package).name
 
 
-RULES = "services/engine/rules/patience"
+RULES = "rules/patience"
 HINTS = ("patience/solver/hints.py", "patience/solver/unseen.py")
 # The body rules' tests: every request passes the body middleware, so the rest of the
 # suite reaches it too, but these are the ones that send the bodies it refuses.

@@ -1,4 +1,5 @@
-"""The distributions under services/, as their pyproject.toml files declare them."""
+"""The distributions (rules/ and those under services/), as their pyproject.toml files
+declare them."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def pyprojects() -> list[Path]:
-    """Every distribution's pyproject.toml under services/."""
-    return sorted((ROOT / "services").rglob("pyproject.toml"))
+    """Every distribution's pyproject.toml: the rules library's and those under services/."""
+    return sorted([ROOT / "rules" / "pyproject.toml", *(ROOT / "services").rglob("pyproject.toml")])
 
 
 def declared_scripts() -> set[str]:
