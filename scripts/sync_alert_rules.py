@@ -1,6 +1,7 @@
-"""Writes deploy/kubernetes/monitoring/prometheusrule.yaml from deploy/prometheus/alerts.yml:
-the same alert groups, for the Prometheus Operator. `--check` only says whether the file
-is up to date (tests/deploy runs it so).
+"""Writes deploy/kubernetes/monitoring/prometheusrule.yaml from deploy/prometheus/alerts.yml
+and kubernetes-alerts.yml: the same groups, for the Prometheus Operator (Compose's
+Prometheus loads alerts.yml alone: it runs no exporter and no backup). `--check` only says
+whether the file is up to date (tests/deploy runs it so).
 
     .venv/bin/python scripts/sync_alert_rules.py [--check]
 """
@@ -14,12 +15,13 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-RULES = ROOT / "deploy" / "prometheus" / "alerts.yml"
+PROMETHEUS = ROOT / "deploy" / "prometheus"
+RULES = (PROMETHEUS / "alerts.yml", PROMETHEUS / "kubernetes-alerts.yml")
 TARGET = ROOT / "deploy" / "kubernetes" / "monitoring" / "prometheusrule.yaml"
 HEADER = """\
-# Written by scripts/sync_alert_rules.py from deploy/prometheus/alerts.yml: edit that file
-# (and its unit tests, alerts_test.yml), then run the script. What each alert means:
-# docs/operations.md, "Observing it".
+# Written by scripts/sync_alert_rules.py from deploy/prometheus/alerts.yml and
+# kubernetes-alerts.yml: edit those files (and their unit tests, *_test.yml), then run the
+# script. What each alert means and what to do: docs/runbooks.md.
 """
 
 
@@ -37,7 +39,7 @@ _Dumper.add_representer(str, _text)
 
 
 def rendered() -> str:
-    groups = yaml.safe_load(RULES.read_text())["groups"]
+    groups = [group for rules in RULES for group in yaml.safe_load(rules.read_text())["groups"]]
     manifest = {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
