@@ -1,5 +1,6 @@
-"""PATIENCE_SPEED_PATHS: on by default, off runs the reference writer in the engine and
-its search processes, anything else is refused; and only the seam knows the speed path."""
+"""PATIENCE_SPEED_PATHS: on by default, off (or another word for off) runs the reference
+writer in the engine and its search processes, anything else is refused; and only the seam
+knows the speed path."""
 
 from __future__ import annotations
 
@@ -38,7 +39,17 @@ WRITER_METHODS = [name for name in vars(ReplyWriter) if not name.startswith("_")
 
 @pytest.mark.parametrize(
     ("env", "on"),
-    [({}, True), ({SETTING: ""}, True), ({SETTING: "on"}, True), ({SETTING: " off "}, False)],
+    [
+        ({}, True),
+        ({SETTING: ""}, True),
+        ({SETTING: "on"}, True),
+        ({SETTING: "TRUE"}, True),
+        ({SETTING: " off "}, False),
+        ({SETTING: "OFF"}, False),
+        ({SETTING: "false"}, False),
+        ({SETTING: "no"}, False),
+        ({SETTING: "0"}, False),
+    ],
 )
 def test_the_speed_paths_are_on_unless_turned_off(env: dict[str, str], on: bool) -> None:
     config = EngineConfig.from_env(env)
@@ -46,7 +57,7 @@ def test_the_speed_paths_are_on_unless_turned_off(env: dict[str, str], on: bool)
     assert writer_for(config.speed_paths) is (SPEED_PATH if on else REFERENCE)
 
 
-@pytest.mark.parametrize("text", ["yes", "no", "OFF", "0", "false", "reference"])
+@pytest.mark.parametrize("text", ["fast", "reference", "2", "offf"])
 def test_any_other_value_is_a_configuration_error(text: str) -> None:
     with pytest.raises(ValueError, match=f"^PATIENCE_SPEED_PATHS must be on or off, not '{text}'$"):
         EngineConfig.from_env({SETTING: text})

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from patience_engine.config import read_key_file
+from patience_contract import key_files
 from patience_engine.sealing import key_id_of
 
 from tests.launcher.launcher_run import LauncherRun, clean_env, serve_args
@@ -50,7 +50,7 @@ def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
         key_file = tmp_path / ".patience" / "engine-seal.key"
         assert (key_file.stat().st_mode & 0o777) == 0o600
         key = key_file.read_text()
-        (current,) = read_key_file(key_file)
+        (current,) = key_files.read(key_file, "seal")
         key_id = key_id_of(current.encode())
         assert f"States     sealed, key {key_id} (key file {key_file})" in first.stdout
 

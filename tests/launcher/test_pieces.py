@@ -44,11 +44,11 @@ def test_split_listen() -> None:
 
 
 def test_the_gateway_allows_its_own_pages_origin_and_the_configured_ones() -> None:
-    assert page_origins("http://127.0.0.1:8000", 8000, "") == (
+    assert page_origins("http://127.0.0.1:8000", 8000, ()) == (
         "http://127.0.0.1:8000,http://localhost:8000"
     )
-    assert page_origins("http://[::1]:81", 81, " https://a.example ") == (
-        "http://[::1]:81, https://a.example "
+    assert page_origins("http://[::1]:81", 81, ("https://a.example",)) == (
+        "http://[::1]:81,https://a.example"
     )
 
 

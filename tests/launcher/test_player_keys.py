@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from patience_contract.key_files import KeyProblem
 from patience_launcher import cli, player_keys
-from patience_launcher.key_files import KeyProblem
 from patience_launcher.player_keys import KEY_FILE_NAME, choose, key_id, read_key_file
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import redis
-from patience_engine.config import read_key_file
+from patience_contract import key_files
 from patience_engine.sealing import key_id_of
 from patience_launcher import cli, seal_keys
 from patience_launcher.seal_keys import KEY_FILE_NAME, STORE_RECORD, KeyProblem, choose
@@ -19,7 +19,7 @@ def test_the_embedded_redis_gets_a_key_file_made_once(tmp_path: Path) -> None:
     path = tmp_path / KEY_FILE_NAME
     assert first.env == {"ENGINE_SEAL_KEY_FILE": str(path)}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    (key,) = read_key_file(path)
+    (key,) = key_files.read(path, "seal")
     assert len(key) == 64 and first.key_ids == (key_id_of(key.encode()),)
     # The next start finds the same key: the games kept beside it still open.
     assert choose({}, tmp_path, redis_url_given=False) == first
@@ -52,9 +52,9 @@ def test_configured_keys_are_taken_as_they_are(tmp_path: Path) -> None:
 
 def test_rotating_the_key_file_keeps_the_old_keys(tmp_path: Path) -> None:
     path = seal_keys.ensure_key_file(tmp_path / KEY_FILE_NAME)
-    (old,) = read_key_file(path)
+    (old,) = key_files.read(path, "seal")
     new_id = seal_keys.rotate_key_file(path)
-    keys = read_key_file(path)
+    keys = key_files.read(path, "seal")
     assert keys[1:] == [old] and key_id_of(keys[0].encode()) == new_id
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert choose({}, tmp_path, redis_url_given=False).key_ids == (
@@ -91,11 +91,11 @@ def test_the_key_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     path.parent.mkdir()
     assert cli.main(["key", "ensure", str(path)]) == 0
     assert "made with a new key" in capsys.readouterr().out
-    (first,) = read_key_file(path)
+    (first,) = key_files.read(path, "seal")
     assert cli.main(["key", "ensure", str(path)]) == 0
     assert "kept as it was" in capsys.readouterr().out
     assert cli.main(["key", "rotate", str(path)]) == 0
-    keys = read_key_file(path)
+    keys = key_files.read(path, "seal")
     assert keys[1:] == [first]
     assert f"new current key {key_id_of(keys[0].encode())}" in capsys.readouterr().out
     assert cli.main(["key", "ensure", str(tmp_path / "missing" / "x.key")]) == 2

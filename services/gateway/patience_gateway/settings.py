@@ -1,12 +1,40 @@
-"""The gateway's configuration, read from the environment."""
+"""The gateway's settings: each field with the environment variable it is read from
+(`Settings.from_env`; patience_contract.settings says how every variable is read)."""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Annotated
 from urllib.parse import urlsplit
+
+from patience_contract import key_files
+from patience_contract.key_files import KeyProblem
+from patience_contract.settings import (
+    LOG_LEVEL,
+    SPEED_PATHS,
+    SettingsError,
+    comma_list,
+    declared,
+    is_set,
+    read_settings,
+    variable,
+)
+
+__all__ = [
+    "DEFAULT_WINNABLE_POOL_SIZE",
+    "SPEED_PATHS_VARIABLE",
+    "OriginError",
+    "Settings",
+    "SettingsError",
+    "TokenKeySettings",
+    "parse_origins",
+]
+
+SPEED_PATHS_VARIABLE = SPEED_PATHS.name
 
 
 def default_workers() -> int:
@@ -26,30 +54,10 @@ def default_engine_channels() -> int:
 # in code (tests, tools) keep none unless they ask: the pools are filled by background
 # searches, which a test run on a shared machine should not pay for.
 DEFAULT_WINNABLE_POOL_SIZE = 8
-
-
-class SettingsError(ValueError):
-    """An environment variable holds a value the gateway cannot use."""
-
-
-def _positive_int(environ: Mapping[str, str], name: str, default: int, minimum: int = 1) -> int:
-    raw = environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be a whole number, got {raw!r}") from None
-    if value < minimum:
-        raise SettingsError(f"{name} must be at least {minimum}, got {value}")
-    return value
-
-
-def _int_in(environ: Mapping[str, str], name: str, default: int, low: int, high: int) -> int:
-    value = _positive_int(environ, name, default)
-    if not low <= value <= high:
-        raise SettingsError(f"{name} must be from {low} to {high}, got {value}")
-    return value
+DEFAULT_GAME_TTL_SECONDS = 7 * 86400
+# A player's game in play that has not changed for this long ends as abandoned. Less
+# than the games' time to live, so the game is still there to end (and records).
+DEFAULT_ABANDON_AFTER_SECONDS = 6 * 86400
 
 
 class OriginError(ValueError):
@@ -60,15 +68,7 @@ def parse_origins(raw: str) -> tuple[str, ...]:
     """CORS_ORIGINS: comma-separated origins (`scheme://host[:port]`, no path), or `*`
     for any origin. Browsers send the origin lowercased and without a default port, so
     a configured one is compared in that form."""
-    origins: list[str] = []
-    for entry in raw.split(","):
-        entry = entry.strip()
-        if not entry:
-            continue
-        if entry == "*":
-            origins.append(entry)
-            continue
-        origins.append(_normalised_origin(entry))
+    origins = [entry if entry == "*" else _normalised_origin(entry) for entry in comma_list(raw)]
     return tuple(dict.fromkeys(origins))
 
 
@@ -87,232 +87,219 @@ def _normalised_origin(entry: str) -> str:
     return f"{parts.scheme}://{host}" + ("" if port in (None, default) else f":{port}")
 
 
-def _origins(environ: Mapping[str, str], name: str) -> tuple[str, ...]:
-    try:
-        return parse_origins(environ.get(name, ""))
-    except OriginError as error:
-        raise SettingsError(f"{name}: {error}") from None
-
-
-def _pool_sizes(environ: Mapping[str, str], name: str) -> tuple[tuple[str, int], ...]:
+def _pool_sizes(raw: str) -> tuple[tuple[str, int], ...]:
     """`variant=size` pairs, comma-separated; each size a whole number, 0 or more."""
     sizes: dict[str, int] = {}
-    for pair in (p.strip() for p in environ.get(name, "").split(",")):
-        if not pair:
-            continue
-        variant, _, raw = (part.strip() for part in pair.partition("="))
-        if not variant or not (raw.isascii() and raw.isdigit()):
-            raise SettingsError(
-                f"{name} takes variant=size pairs, each size a whole number, got {pair!r}"
-            )
-        sizes[variant] = int(raw)
+    for pair in comma_list(raw):
+        variant, _, size = (part.strip() for part in pair.partition("="))
+        if not variant or not (size.isascii() and size.isdigit()):
+            raise ValueError(f"takes variant=size pairs, each size a whole number, got {pair!r}")
+        sizes[variant] = int(size)
     return tuple(sorted(sizes.items()))
-
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"", "0", "false", "no", "off"}
-
-
-def _flag(environ: Mapping[str, str], name: str) -> bool:
-    raw = environ.get(name, "").strip().lower()
-    if raw in _TRUE:
-        return True
-    if raw in _FALSE:
-        return False
-    raise SettingsError(f"{name} must be true or false, got {raw!r}")
-
-
-def _switch(environ: Mapping[str, str], name: str, default: bool) -> bool:
-    """`on` or `off` (or the other words a flag takes); unset or empty: `default`."""
-    if not environ.get(name, "").strip():
-        return default
-    try:
-        return _flag(environ, name)
-    except SettingsError:
-        raw = environ[name].strip()
-        raise SettingsError(f"{name} must be on or off, got {raw!r}") from None
-
-
-SPEED_PATHS_VARIABLE = "PATIENCE_SPEED_PATHS"
-DEFAULT_GAME_TTL_SECONDS = 7 * 86400
-# A player's game in play that has not changed for this long ends as abandoned. Less
-# than the games' time to live, so the game is still there to end (and records).
-DEFAULT_ABANDON_AFTER_SECONDS = 6 * 86400
-
-
-def _player_token_keys(environ: Mapping[str, str]) -> tuple[str, ...]:
-    """PLAYER_TOKEN_KEYS (comma-separated) or PLAYER_TOKEN_KEY_FILE (a line each, `#`
-    comments): hex Ed25519 seeds, the current key first. Not both."""
-    inline = environ.get("PLAYER_TOKEN_KEYS", "").strip()
-    path = environ.get("PLAYER_TOKEN_KEY_FILE", "").strip()
-    if inline and path:
-        raise SettingsError("set PLAYER_TOKEN_KEYS or PLAYER_TOKEN_KEY_FILE, not both")
-    if path:
-        try:
-            lines = Path(path).read_text(encoding="ascii").splitlines()
-        except (OSError, UnicodeDecodeError) as error:
-            raise SettingsError(f"PLAYER_TOKEN_KEY_FILE {path!r} cannot be read: {error}") from None
-        keys = [
-            line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")
-        ]
-    else:
-        keys = [part.strip() for part in inline.split(",") if part.strip()]
-    for key in keys:
-        if len(key) != 64 or not all(c in "0123456789abcdefABCDEF" for c in key):
-            raise SettingsError("a player token key is 64 hex digits (an Ed25519 seed)")
-    if path and not keys:
-        raise SettingsError(f"PLAYER_TOKEN_KEY_FILE {path!r} holds no key")
-    return tuple(keys)
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything the gateway needs to know about its surroundings."""
+    """Everything the gateway needs to know about its surroundings. Made in code, it is
+    taken as it is (tests shorten what the environment could not)."""
 
-    redis_url: str = "redis://127.0.0.1:6379/0"
-    # REDIS_URL names nodes of a Redis Cluster (any one, or a comma-separated list).
-    redis_cluster: bool = False
-    # Every change waits until this many replicas confirm it (Redis WAIT); 0: no wait.
-    redis_wait_replicas: int = 0
-    # How long a change waits for them before it is answered 503 instead.
-    redis_wait_timeout_ms: int = 1000
-    engine_addr: str = "127.0.0.1:50051"
-    # gRPC channels (each its own connections) the gateway spreads engine calls over.
-    engine_channels: int = field(default_factory=default_engine_channels)
-    game_ttl_seconds: int = DEFAULT_GAME_TTL_SECONDS
-    max_body_bytes: int = 65536
-    host: str = "127.0.0.1"
-    port: int = 8000
-    log_level: str = "info"
+    redis_url: Annotated[
+        str, variable("REDIS_URL", "the Redis server, or nodes of a Redis Cluster")
+    ] = "redis://127.0.0.1:6379/0"
+    redis_cluster: Annotated[
+        bool, variable("REDIS_CLUSTER", "REDIS_URL names nodes of a Redis Cluster")
+    ] = False
+    redis_wait_replicas: Annotated[
+        int,
+        variable("REDIS_WAIT_REPLICAS", "replicas that confirm every change (0: none)", ge=0),
+    ] = 0
+    redis_wait_timeout_ms: Annotated[
+        int,
+        variable("REDIS_WAIT_TIMEOUT_MS", "how long a change waits for them (then 503)", ge=1),
+    ] = 1000
+    engine_addr: Annotated[str, variable("ENGINE_ADDR", "the engine's gRPC target")] = (
+        "127.0.0.1:50051"
+    )
+    engine_channels: Annotated[
+        int, variable("ENGINE_CHANNELS", "gRPC channels engine calls are spread over", ge=1)
+    ] = field(default_factory=default_engine_channels)
+    game_ttl_seconds: Annotated[
+        int, variable("GAME_TTL_SECONDS", "how long an unused game is kept", ge=1)
+    ] = DEFAULT_GAME_TTL_SECONDS
+    max_body_bytes: Annotated[int, variable("MAX_BODY_BYTES", "largest request body", ge=1)] = 65536
+    host: Annotated[str, variable("GATEWAY_HOST", "the address to listen on")] = "127.0.0.1"
+    port: Annotated[int, variable("GATEWAY_PORT", "the port to listen on", ge=1, le=65535)] = 8000
+    log_level: Annotated[str, LOG_LEVEL] = "info"
     # How long clients are told to wait (Retry-After) when Redis or the engine is down.
     retry_after_seconds: int = 1
     # Deadline of one engine call.
     engine_timeout_seconds: float = 5.0
     # Deadline of one Redis command.
     redis_timeout_seconds: float = 2.0
-    # Origins whose pages may call the API from a browser (CORS); none by default.
-    cors_origins: tuple[str, ...] = ()
-    # The HTTP server (docs/operations.md, "HTTP limits"): worker processes on the port,
-    # and what one client may hold of each.
-    workers: int = field(default_factory=default_workers)
-    # Time to receive a request's line and headers; also how long an idle kept-alive
-    # connection stays open.
-    header_timeout_seconds: int = 10
-    # Time to receive a request's body, from the end of its headers.
-    body_timeout_seconds: int = 10
-    # Request line and headers together.
-    max_header_bytes: int = 16384
-    # Open connections per worker process; more wait in the listen backlog.
-    max_connections: int = 10000
-    # Seconds between the comment lines an idle event stream sends (keeps proxies from
-    # closing it, and tells the client it is still connected).
-    stream_heartbeat_seconds: int = 15
-    # Winnable deals (`games.winnable`): proven deals kept ready per variant and options (0: no
-    # pools, and no background searches; `from_env` keeps DEFAULT_WINNABLE_POOL_SIZE),
-    # the time a create may search when its pool is empty, and the budget of each deal
-    # tried.
-    winnable_pool_size: int = 0
-    # Sizes for some variants instead (WINNABLE_POOL_SIZES, `variant=size,...`): deeper
-    # pools for the games whose deals are slow to prove, or 0 to keep none of one.
-    winnable_pool_sizes: tuple[tuple[str, int], ...] = ()
-    winnable_search_seconds: int = 10
-    winnable_solve_milliseconds: int = 1000
-    # positions each deal may search (0: the engine's default)
-    winnable_solve_positions: int = 0
+    cors_origins: Annotated[
+        tuple[str, ...],
+        variable(
+            "CORS_ORIGINS",
+            "origins whose pages may call the API from a browser, or *; none by default",
+            parse=parse_origins,
+        ),
+    ] = ()
+    # The HTTP server (docs/operations.md, "HTTP limits").
+    workers: Annotated[int, variable("GATEWAY_WORKERS", "worker processes on the port", ge=1)] = (
+        field(default_factory=default_workers)
+    )
+    header_timeout_seconds: Annotated[
+        int,
+        variable(
+            "GATEWAY_HEADER_TIMEOUT_SECONDS",
+            "time to receive a request's line and headers; also how long an idle kept-alive "
+            "connection stays open",
+            ge=1,
+            le=60,
+        ),
+    ] = 10
+    body_timeout_seconds: Annotated[
+        int,
+        variable("GATEWAY_BODY_TIMEOUT_SECONDS", "time to receive a body, after its headers", ge=1),
+    ] = 10
+    max_header_bytes: Annotated[
+        int,
+        variable(
+            "GATEWAY_MAX_HEADER_BYTES", "request line and headers together", ge=8192, le=1 << 20
+        ),
+    ] = 16384
+    max_connections: Annotated[
+        int,
+        variable("GATEWAY_MAX_CONNECTIONS", "open connections per worker process", ge=1),
+    ] = 10000
+    stream_heartbeat_seconds: Annotated[
+        int,
+        variable(
+            "STREAM_HEARTBEAT_SECONDS",
+            "seconds between the comment lines of an idle event stream",
+            ge=1,
+        ),
+    ] = 15
+    # Winnable deals (`games.winnable`): with 0, no pools and no background searches;
+    # `from_env` keeps DEFAULT_WINNABLE_POOL_SIZE.
+    winnable_pool_size: Annotated[
+        int,
+        variable("WINNABLE_POOL_SIZE", "proven deals kept ready per variant and options", ge=0),
+    ] = 0
+    winnable_pool_sizes: Annotated[
+        tuple[tuple[str, int], ...],
+        variable(
+            "WINNABLE_POOL_SIZES",
+            "variant=size pairs: other pool sizes for some variants (0: no pool)",
+            parse=_pool_sizes,
+        ),
+    ] = ()
+    winnable_search_seconds: Annotated[
+        int,
+        variable(
+            "WINNABLE_SEARCH_SECONDS", "the most a create searches with its pool empty", ge=1, le=60
+        ),
+    ] = 10
+    winnable_solve_milliseconds: Annotated[
+        int,
+        variable("WINNABLE_SOLVE_MILLISECONDS", "the budget of each deal tried", ge=10, le=60000),
+    ] = 1000
+    winnable_solve_positions: Annotated[
+        int,
+        variable(
+            "WINNABLE_SOLVE_POSITIONS", "positions each deal may search (0: the engine's)", ge=0
+        ),
+    ] = 0
     # The speed paths (`patience_gateway.speed`); off: their reference code runs instead.
-    speed_paths: bool = True
-    # PostgreSQL, the system of record of players and their games ("": none, and the
-    # player routes answer 503).
-    database_url: str = ""
-    # The keys of players' access tokens: hex Ed25519 seeds, the current one first.
+    speed_paths: Annotated[bool, SPEED_PATHS] = True
+    database_url: Annotated[
+        str,
+        variable("DATABASE_URL", "the PostgreSQL of players and records (none: routes 503)"),
+    ] = ""
+    # The keys of players' access tokens: hex Ed25519 seeds, the current one first
+    # (TokenKeySettings).
     player_token_keys: tuple[str, ...] = ()
-    access_token_seconds: int = 900
-    # New players one client address may create per minute (abuse of sign-ups).
-    new_players_per_minute: int = 20
-    # How often the outbox drain looks for outboxes whose announcement was lost (a
-    # gateway or Redis that died between a game's script and the announcement).
-    outbox_sweep_seconds: int = 300
-    # The variants with a daily deal (none named: every variant the engine has).
-    daily_variants: tuple[str, ...] = ()
-    abandon_after_seconds: int = DEFAULT_ABANDON_AFTER_SECONDS
+    access_token_seconds: Annotated[
+        int,
+        variable("ACCESS_TOKEN_SECONDS", "the lifetime of an access token", ge=60, le=86400),
+    ] = 900
+    new_players_per_minute: Annotated[
+        int,
+        variable("NEW_PLAYERS_PER_MINUTE", "new players one client address may create", ge=1),
+    ] = 20
+    outbox_sweep_seconds: Annotated[
+        int,
+        variable(
+            "OUTBOX_SWEEP_SECONDS",
+            "how often the outbox drain looks for outboxes whose announcement was lost",
+            ge=1,
+        ),
+    ] = 300
+    daily_variants: Annotated[
+        tuple[str, ...],
+        variable(
+            "DAILY_VARIANTS", "the variants with a daily deal (none: every one)", parse=comma_list
+        ),
+    ] = ()
+    # From the environment, less than the games' time to live (`from_env`).
+    abandon_after_seconds: Annotated[
+        int,
+        variable("ABANDON_AFTER_SECONDS", "a player's game untouched this long ends", ge=1),
+    ] = DEFAULT_ABANDON_AFTER_SECONDS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        env = os.environ if environ is None else environ
-        defaults = cls()
-        return cls(
-            redis_url=env.get("REDIS_URL") or defaults.redis_url,
-            redis_cluster=_flag(env, "REDIS_CLUSTER"),
-            redis_wait_replicas=_positive_int(
-                env, "REDIS_WAIT_REPLICAS", defaults.redis_wait_replicas, minimum=0
-            ),
-            redis_wait_timeout_ms=_positive_int(
-                env, "REDIS_WAIT_TIMEOUT_MS", defaults.redis_wait_timeout_ms
-            ),
-            engine_addr=env.get("ENGINE_ADDR") or defaults.engine_addr,
-            engine_channels=_positive_int(env, "ENGINE_CHANNELS", defaults.engine_channels),
-            game_ttl_seconds=_positive_int(env, "GAME_TTL_SECONDS", defaults.game_ttl_seconds),
-            max_body_bytes=_positive_int(env, "MAX_BODY_BYTES", defaults.max_body_bytes),
-            host=env.get("GATEWAY_HOST") or defaults.host,
-            port=_positive_int(env, "GATEWAY_PORT", defaults.port),
-            log_level=(env.get("LOG_LEVEL") or defaults.log_level).lower(),
-            cors_origins=_origins(env, "CORS_ORIGINS"),
-            workers=_positive_int(env, "GATEWAY_WORKERS", defaults.workers),
-            header_timeout_seconds=_int_in(
-                env, "GATEWAY_HEADER_TIMEOUT_SECONDS", defaults.header_timeout_seconds, 1, 60
-            ),
-            body_timeout_seconds=_positive_int(
-                env, "GATEWAY_BODY_TIMEOUT_SECONDS", defaults.body_timeout_seconds
-            ),
-            max_header_bytes=_int_in(
-                env, "GATEWAY_MAX_HEADER_BYTES", defaults.max_header_bytes, 8192, 1 << 20
-            ),
-            max_connections=_positive_int(env, "GATEWAY_MAX_CONNECTIONS", defaults.max_connections),
-            stream_heartbeat_seconds=_positive_int(
-                env, "STREAM_HEARTBEAT_SECONDS", defaults.stream_heartbeat_seconds
-            ),
-            winnable_pool_size=_positive_int(
-                env, "WINNABLE_POOL_SIZE", DEFAULT_WINNABLE_POOL_SIZE, minimum=0
-            ),
-            winnable_pool_sizes=_pool_sizes(env, "WINNABLE_POOL_SIZES"),
-            winnable_search_seconds=_int_in(
-                env, "WINNABLE_SEARCH_SECONDS", defaults.winnable_search_seconds, 1, 60
-            ),
-            winnable_solve_milliseconds=_int_in(
-                env, "WINNABLE_SOLVE_MILLISECONDS", defaults.winnable_solve_milliseconds, 10, 60000
-            ),
-            winnable_solve_positions=_positive_int(
-                env, "WINNABLE_SOLVE_POSITIONS", defaults.winnable_solve_positions, minimum=0
-            ),
-            speed_paths=_switch(env, SPEED_PATHS_VARIABLE, defaults.speed_paths),
-            database_url=env.get("DATABASE_URL", "").strip(),
-            player_token_keys=_player_token_keys(env),
-            access_token_seconds=_int_in(
-                env, "ACCESS_TOKEN_SECONDS", defaults.access_token_seconds, 60, 86400
-            ),
-            abandon_after_seconds=_abandon_after(env),
-            new_players_per_minute=_positive_int(
-                env, "NEW_PLAYERS_PER_MINUTE", defaults.new_players_per_minute
-            ),
-            outbox_sweep_seconds=_positive_int(
-                env, "OUTBOX_SWEEP_SECONDS", defaults.outbox_sweep_seconds
-            ),
-            daily_variants=tuple(
-                v.strip() for v in env.get("DAILY_VARIANTS", "").split(",") if v.strip()
-            ),
+        """The settings the environment (default: this process's) gives; SettingsError
+        naming the variable whose value cannot be used. ABANDON_AFTER_SECONDS must be
+        less than GAME_TTL_SECONDS, so that a game is ended as abandoned while it is
+        still kept: by default 6 days, or 6/7 of a shorter time to live."""
+        keys = read_settings(TokenKeySettings, environ).keys()
+        settings = read_settings(
+            cls,
+            environ,
+            winnable_pool_size=DEFAULT_WINNABLE_POOL_SIZE,
+            player_token_keys=tuple(keys),
         )
+        ttl = settings.game_ttl_seconds
+        if not is_set(cls, "abandon_after_seconds", environ):
+            settings = replace(
+                settings, abandon_after_seconds=min(DEFAULT_ABANDON_AFTER_SECONDS, ttl * 6 // 7)
+            )
+        if settings.abandon_after_seconds >= ttl:
+            raise SettingsError(
+                f"ABANDON_AFTER_SECONDS ({settings.abandon_after_seconds}) must be less than "
+                f"GAME_TTL_SECONDS ({ttl}): a game is ended as abandoned while it is still kept"
+            )
+        return settings
 
 
-def _abandon_after(env: Mapping[str, str]) -> int:
-    """ABANDON_AFTER_SECONDS: less than the games' time to live, so that a game is ended
-    as abandoned while it is still kept (by default 6 days, or 6/7 of a shorter time
-    to live)."""
-    ttl = _positive_int(env, "GAME_TTL_SECONDS", DEFAULT_GAME_TTL_SECONDS)
-    default = min(DEFAULT_ABANDON_AFTER_SECONDS, ttl * 6 // 7)
-    value = _positive_int(env, "ABANDON_AFTER_SECONDS", default, minimum=1)
-    if value >= ttl:
-        raise SettingsError(
-            f"ABANDON_AFTER_SECONDS ({value}) must be less than GAME_TTL_SECONDS ({ttl}): "
-            "a game is ended as abandoned while it is still kept"
+_TOKEN_KEY = re.compile(r"[0-9a-fA-F]{64}")
+
+
+@dataclass(frozen=True, slots=True)
+class TokenKeySettings:
+    """Where the keys of players' access tokens come from: inline or a key file, not
+    both; each an Ed25519 seed in hex, the signing key first."""
+
+    inline: Annotated[
+        tuple[str, ...],
+        variable("PLAYER_TOKEN_KEYS", "the keys, comma-separated, current first", parse=comma_list),
+    ] = ()
+    key_file: Annotated[
+        Path | None,
+        variable("PLAYER_TOKEN_KEY_FILE", "a key file: the signing key first, then old keys"),
+    ] = None
+
+    def keys(self) -> list[str]:
+        """The keys, current first; KeyProblem for one that is not a key, naming its
+        place, never its text (it may be a secret pasted in the wrong place)."""
+        names = (
+            declared(TokenKeySettings, "inline").name,
+            declared(TokenKeySettings, "key_file").name,
         )
-    return value
+        keys = key_files.given_keys(self.inline, self.key_file, names=names, what="player token")
+        where = f"the player token key file {self.key_file}" if self.key_file else names[0]
+        for number, key in enumerate(keys, 1):
+            if not _TOKEN_KEY.fullmatch(key):
+                raise KeyProblem(f"{where}: key {number} is not 64 hex digits (an Ed25519 seed)")
+        return keys

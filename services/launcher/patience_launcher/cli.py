@@ -21,6 +21,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from patience_contract.settings import SettingsError, read_settings
+from patience_engine.config import DEFAULT_SOLVER_PROCESSES
+
 from patience_launcher import addresses, player_keys, seal_keys
 from patience_launcher.data_folder import (
     DATA_DIR_VARIABLE,
@@ -29,7 +32,6 @@ from patience_launcher.data_folder import (
     data_dir,
     prepare,
 )
-from patience_launcher.key_files import KeyProblem
 from patience_launcher.player_keys import TokenKeys
 from patience_launcher.records_database import start_database
 from patience_launcher.redis_server import TEMP_PREFIX, resolve_folder
@@ -47,9 +49,10 @@ from patience_launcher.services import (
     start_redis,
     use_redis_url,
 )
+from patience_launcher.settings import LauncherSettings
 from patience_launcher.solve_command import add_solve_command
 from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor
-from patience_launcher.workers import cores, positive, split_workers
+from patience_launcher.workers import cores, split_workers
 
 DEFAULT_HTTP_PORT = 8000
 DEFAULT_GRPC_PORT = 50051
@@ -60,26 +63,33 @@ class UsageError(Exception):
     """A problem with the command line or the environment, found before starting."""
 
 
+def environment() -> LauncherSettings:
+    """The launcher's settings from its environment; UsageError for a bad value."""
+    try:
+        return read_settings(LauncherSettings)
+    except SettingsError as error:
+        raise UsageError(str(error)) from None
+
+
 def choose_keys(data_folder: Path | None, *, redis_url_given: bool = False) -> KeyChoice:
     try:
         return seal_keys.choose(os.environ, data_folder, redis_url_given=redis_url_given)
-    except KeyProblem as problem:
+    except SettingsError as problem:
         raise UsageError(str(problem)) from None
 
 
 def choose_token_keys(data_folder: Path) -> TokenKeys:
     try:
         return player_keys.choose(os.environ, data_folder)
-    except KeyProblem as problem:
+    except SettingsError as problem:
         raise UsageError(str(problem)) from None
 
 
-def check_store_key(redis_url: str, keys: KeyChoice) -> None:
+def check_store_key(redis_url: str, keys: KeyChoice, *, cluster: bool) -> None:
     """The Redis's games open with these keys (it records the current key's id)."""
-    cluster = os.environ.get("REDIS_CLUSTER", "").strip().lower() in ("1", "true", "yes", "on")
     try:
         seal_keys.check_store(redis_url, keys.key_ids, cluster=cluster)
-    except KeyProblem as problem:
+    except SettingsError as problem:
         raise ServiceFailed(str(problem)) from None
 
 
@@ -99,29 +109,10 @@ def split_listen(listen: str) -> tuple[str, int]:
     return addresses.unbracket(host), int(port)
 
 
-def positive_from_env(name: str) -> int:
-    """A worker count from the environment, else the cores."""
-    raw = os.environ.get(name, "").strip()
-    try:
-        return positive(raw, name) if raw else cores()
-    except ValueError as error:
-        raise UsageError(str(error)) from None
-
-
-# The engine's own default (patience_engine.config), which the launcher does not import.
-DEFAULT_SOLVER_PROCESSES = 1
-
-
 def search_processes(flag: int | None) -> int:
     """The search processes per engine process: the flag, else ENGINE_SOLVER_PROCESSES,
     else the engine's default; said in the banner."""
-    if flag is not None:
-        return flag
-    raw = os.environ.get("ENGINE_SOLVER_PROCESSES", "").strip()
-    try:
-        return positive(raw, "ENGINE_SOLVER_PROCESSES") if raw else DEFAULT_SOLVER_PROCESSES
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    return flag if flag is not None else environment().solver_processes
 
 
 def search_note(count: int) -> str:
@@ -159,18 +150,22 @@ def claim_data_folder(args: argparse.Namespace) -> RunData:
     return run_data
 
 
+def metrics_folder(settings: LauncherSettings, stack: contextlib.ExitStack) -> Path:
+    """The gateway's metrics folder: PROMETHEUS_MULTIPROC_DIR, else one of this run's
+    own, removed with its other temporary folders."""
+    return settings.metrics_dir or stack.enter_context(temp_dir_for(METRICS_PREFIX))
+
+
 # the commands -----------------------------------------------------------------------------
 def cmd_serve(args: argparse.Namespace) -> int:
     http_port = choose_port(args.host, args.http_port, "--http-port")
     grpc_port = choose_port(args.host, args.grpc_port, "--grpc-port")
     if http_port == grpc_port:
         raise UsageError("--http-port and --grpc-port must differ")
-    try:
-        workers = split_workers(args.engine_workers, args.gateway_workers)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
+    settings = environment()
+    workers = split_workers(args.engine_workers, args.gateway_workers)
     run_data = claim_data_folder(args)
-    given = os.environ.get("REDIS_URL")
+    given = settings.redis_url
     # One key per data store: kept beside the embedded Redis's data, or given with
     # REDIS_URL; chosen before anything starts, so that a missing key starts nothing.
     try:
@@ -193,9 +188,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             folder = prepare(run_data.path / "redis")
             redis_url = start_redis(supervisor, folder, timeout, appendfsync=args.appendfsync)
             redis_note = f"embedded, append-only file {FSYNC_NOTES[args.appendfsync]}"
-        check_store_key(redis_url, keys)
+        check_store_key(redis_url, keys, cluster=settings.redis_cluster)
         database = start_database(supervisor, os.environ, run_data.path, timeout)
-        engine_metrics = engine_metrics_port(args.host)
+        engine_metrics = engine_metrics_port(args.host, settings)
         engine = start_engine(
             supervisor,
             args.host,
@@ -214,8 +209,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             redis_url,
             engine,
             timeout,
-            stack.enter_context(temp_dir_for(METRICS_PREFIX)),
+            metrics_folder(settings, stack),
             {**database.env, **token_keys.env},
+            origins=settings.cors_origins,
         )
         data_note = "temporary, deleted on exit" if run_data.ephemeral else "kept across runs"
         return [
@@ -240,10 +236,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_engine(args: argparse.Namespace) -> int:
-    host, port = split_listen(os.environ.get("ENGINE_LISTEN") or f"{DEFAULT_HOST}:50051")
+    settings = environment()
+    host, port = split_listen(settings.engine_listen)
     host = args.host or host
     port = choose_port(host, port if args.grpc_port is None else args.grpc_port, "--grpc-port")
-    workers = args.engine_workers or positive_from_env("ENGINE_WORKERS")
+    workers = args.engine_workers or settings.engine_workers or cores()
     searches = search_processes(args.solver_processes)
     supervisor = Supervisor()
 
@@ -252,7 +249,7 @@ def cmd_engine(args: argparse.Namespace) -> int:
     keys = choose_keys(None if seal_keys.configured(os.environ) else prepare(data_dir()))
 
     def start() -> list[str]:
-        metrics = engine_metrics_port(host)
+        metrics = engine_metrics_port(host, settings)
         target = start_engine(
             supervisor,
             host,
@@ -275,23 +272,28 @@ def cmd_engine(args: argparse.Namespace) -> int:
 
 
 def cmd_gateway(args: argparse.Namespace) -> int:
-    redis_url = os.environ.get("REDIS_URL")
+    settings = environment()
+    redis_url, engine_addr = settings.redis_url, settings.engine_addr
     if not redis_url:
         raise UsageError("set REDIS_URL (and ENGINE_ADDR), or run `patience serve` instead")
-    engine_addr = os.environ.get("ENGINE_ADDR") or f"{DEFAULT_HOST}:{DEFAULT_GRPC_PORT}"
-    host = args.host or os.environ.get("GATEWAY_HOST") or DEFAULT_HOST
-    port = args.http_port
-    if port is None:
-        port = int(os.environ.get("GATEWAY_PORT") or DEFAULT_HTTP_PORT)
+    host = args.host or settings.gateway_host
+    port = settings.gateway_port if args.http_port is None else args.http_port
     port = choose_port(host, port, "--http-port")
-    workers = args.gateway_workers or positive_from_env("GATEWAY_WORKERS")
+    workers = args.gateway_workers or settings.gateway_workers or cores()
     supervisor = Supervisor()
     stack = contextlib.ExitStack()
 
     def start() -> list[str]:
-        metrics = stack.enter_context(temp_dir_for(METRICS_PREFIX))
         rest = start_gateway(
-            supervisor, host, port, workers, redis_url, engine_addr, args.startup_timeout, metrics
+            supervisor,
+            host,
+            port,
+            workers,
+            redis_url,
+            engine_addr,
+            args.startup_timeout,
+            metrics_folder(settings, stack),
+            origins=settings.cors_origins,
         )
         return [
             f"patience gateway is ready: REST {rest}/v1, docs {rest}/docs, play {rest}/play/"
@@ -350,7 +352,7 @@ def cmd_key(args: argparse.Namespace) -> int:
     path = Path(args.file) if args.file else data_dir() / kind.KEY_FILE_NAME
     try:
         key_id = kind.rotate_key_file(path)
-    except (OSError, ValueError, KeyProblem) as error:
+    except (OSError, ValueError) as error:
         raise UsageError(f"cannot rotate the key file {path}: {error}") from None
     if args.player:
         print(
@@ -522,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
     try:
         code: int = args.run(args)
-    except UsageError as error:
+    except (UsageError, SettingsError) as error:
         print(f"patience: {error}", file=sys.stderr)
         return 2
     return code

@@ -18,17 +18,17 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from patience_launcher.scratch import OwnedTempDir, lock_exclusively, sweep_abandoned
+from patience_contract.settings import declared, read_settings
 
-DATA_DIR_VARIABLE = "PATIENCE_DATA_DIR"
-DEFAULT_FOLDER = ".patience"
+from patience_launcher.scratch import OwnedTempDir, lock_exclusively, sweep_abandoned
+from patience_launcher.settings import LauncherSettings
+
+DATA_DIR_VARIABLE = declared(LauncherSettings, "data_dir").name
 
 
 def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     """The data folder, as an absolute path (not created: see `prepare`)."""
-    env = os.environ if environ is None else environ
-    chosen = env.get(DATA_DIR_VARIABLE) or DEFAULT_FOLDER
-    return Path(chosen).expanduser().absolute()
+    return read_settings(LauncherSettings, environ).data_dir.expanduser().absolute()
 
 
 def prepare(folder: Path) -> Path:

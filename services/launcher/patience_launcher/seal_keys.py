@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patience_engine.config import read_key_file, seal_keys_from_env
+from patience_contract import key_files
+from patience_contract.key_files import KeyProblem
+from patience_contract.settings import declared, read_settings
+from patience_engine.config import SealKeySettings
 from patience_engine.sealing import key_id_of
-
-from patience_launcher import key_files
-from patience_launcher.key_files import KeyProblem
 
 KEY_FILE_NAME = "engine-seal.key"
 STORE_RECORD = "patience:seal-key-id"
@@ -64,7 +64,8 @@ def new_key() -> str:
 
 
 def configured(environ: Mapping[str, str]) -> bool:
-    return "ENGINE_SEAL_KEY" in environ or "ENGINE_SEAL_KEY_FILE" in environ
+    """Whether the operator set the keys (set but empty counts: no key)."""
+    return any(declared(SealKeySettings, field).name in environ for field in ("key", "key_file"))
 
 
 def choose(
@@ -73,14 +74,12 @@ def choose(
     """The keys to start the engine with (see the module docstring). `data_folder`: where
     the embedded Redis keeps its data, None when REDIS_URL names the Redis."""
     if configured(environ):
-        try:
-            keys = seal_keys_from_env(environ)
-        except ValueError as error:
-            raise KeyProblem(str(error)) from None
+        given = read_settings(SealKeySettings, environ)
+        keys = given.keys()
         source = (
-            f"key file {environ['ENGINE_SEAL_KEY_FILE']}"
-            if environ.get("ENGINE_SEAL_KEY_FILE", "").strip()
-            else "ENGINE_SEAL_KEY"
+            f"key file {given.key_file}"
+            if given.key_file
+            else declared(SealKeySettings, "key").name
         )
         return KeyChoice({}, tuple(key_id_of(key) for key in keys), source)
     if redis_url_given or data_folder is None:
@@ -91,9 +90,9 @@ def choose(
             "ENGINE_SEAL_KEY_FILE, or ENGINE_SEAL_KEY= (empty) for an unsafe development run"
         )
     path = ensure_key_file(data_folder / KEY_FILE_NAME)
-    keys = [key.encode() for key in read_key_file(path)]
+    keys = [key.encode() for key in key_files.read(path, "seal")]
     return KeyChoice(
-        {"ENGINE_SEAL_KEY_FILE": str(path)},
+        {declared(SealKeySettings, "key_file").name: str(path)},
         tuple(key_id_of(key) for key in keys),
         f"key file {path}",
     )
@@ -108,7 +107,7 @@ def ensure_key_file(path: Path) -> Path:
 def rotate_key_file(path: Path) -> str:
     """Puts a new key first in the key file, keeping the others as old keys; returns the
     new key's id. The file is replaced whole (written beside it, then renamed)."""
-    old = read_key_file(path) if path.exists() else []
+    old = key_files.read(path, "seal") if path.exists() else []
     key = new_key()
     key_files.replace(path, _HEADER, [key, *old])
     return key_id_of(key.encode())

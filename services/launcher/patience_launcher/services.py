@@ -8,13 +8,17 @@ import signal
 import sys
 import time
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+
+from patience_contract.settings import declared
+from patience_engine.config import EngineConfig
 
 from patience_launcher import addresses, postgres_server, probes
 from patience_launcher.children import ChildProcess
 from patience_launcher.redis_server import AppendFsync, redis_argv
 from patience_launcher.seal_keys import KeyChoice
+from patience_launcher.settings import LauncherSettings
 from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor
 
 DEFAULT_HOST = "127.0.0.1"
@@ -22,10 +26,10 @@ STOP_TIMEOUT_SECONDS = 10.0
 # The gateway's workers keep their metrics in files there (prometheus_client's
 # multiprocess mode). The launcher gives it a folder of its own, so that one left by a
 # gateway that was killed is removed with the launcher's other temporary folders.
-METRICS_VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+METRICS_VARIABLE = declared(LauncherSettings, "metrics_dir").name
 METRICS_PREFIX = "patience-metrics-"
 # The engine serves its metrics on a port of its own (its supervisor sums its workers').
-ENGINE_METRICS_VARIABLE = "ENGINE_METRICS_PORT"
+ENGINE_METRICS_VARIABLE = declared(EngineConfig, "metrics_port").name
 
 
 def service_argv(script: str, module: str) -> list[str]:
@@ -157,10 +161,9 @@ def start_postgres(
     return postgres_server.database_url(host, port, password)
 
 
-def engine_metrics_port(host: str) -> int:
+def engine_metrics_port(host: str, settings: LauncherSettings) -> int:
     """The port of the engine's metrics: ENGINE_METRICS_PORT, else a free one."""
-    raw = os.environ.get(ENGINE_METRICS_VARIABLE, "").strip()
-    return int(raw) if raw.isdigit() else addresses.free_port(addresses.unbracket(host))
+    return settings.engine_metrics_port or addresses.free_port(addresses.unbracket(host))
 
 
 def metrics_url(host: str, port: int) -> str:
@@ -211,21 +214,22 @@ def start_gateway(
     timeout: float,
     metrics_dir: Path,
     settings: Mapping[str, str] | None = None,
+    *,
+    origins: Sequence[str] = (),
 ) -> str:
-    """Starts the gateway on host:port, its metrics files in `metrics_dir` (unless
-    PROMETHEUS_MULTIPROC_DIR names a folder); returns its base URL for local clients.
-    `settings`: more variables for it (where its records are kept, the players' token
-    keys), over this process's environment."""
+    """Starts the gateway on host:port, its metrics files in `metrics_dir`; returns its
+    base URL for local clients. `settings`: more variables for it (where its records
+    are kept, the players' token keys), over this process's environment; `origins`: the
+    configured CORS origins, after the gateway's own page's."""
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
-    metrics = {METRICS_VARIABLE: os.environ.get(METRICS_VARIABLE) or str(metrics_dir)}
     env = child_env(
-        **metrics,
+        **{METRICS_VARIABLE: str(metrics_dir)},
         REDIS_URL=redis_url,
         ENGINE_ADDR=engine_addr,
         GATEWAY_HOST=host,
         GATEWAY_PORT=str(port),
         GATEWAY_WORKERS=str(workers),
-        CORS_ORIGINS=page_origins(base, port, os.environ.get("CORS_ORIGINS", "")),
+        CORS_ORIGINS=page_origins(base, port, origins),
         **(settings or {}),
     )
     child = ChildProcess("gateway", service_argv("patience-gateway", "patience_gateway"), env)
@@ -244,10 +248,10 @@ def start_gateway(
     return base
 
 
-def page_origins(base: str, port: int, configured: str) -> str:
+def page_origins(base: str, port: int, configured: Sequence[str]) -> str:
     """CORS_ORIGINS for the gateway: its own web client's origin (under the loopback
     name too), then whatever origins were configured."""
     own = [base]
     if base == f"http://127.0.0.1:{port}":
         own.append(f"http://localhost:{port}")
-    return ",".join([*own, configured]) if configured.strip() else ",".join(own)
+    return ",".join([*own, *configured])

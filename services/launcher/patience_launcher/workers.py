@@ -13,6 +13,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from patience_contract.settings import read_settings
+
+from patience_launcher.settings import LauncherSettings
+
 GATEWAY_CPU_PER_MOVE = 819
 ENGINE_CPU_PER_MOVE = 431
 REDIS_CPU_PER_MOVE = 95
@@ -37,31 +41,18 @@ def share(cpu_per_move: int, available: int) -> int:
     return max(1, round(available * cpu_per_move / _TOTAL))
 
 
-def positive(value: str, name: str) -> int:
-    """A worker count from the command line or the environment; ValueError otherwise."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValueError(f"{name} must be a whole number, got {value!r}") from None
-    if number < 1:
-        raise ValueError(f"{name} must be at least 1, got {number}")
-    return number
-
-
 def split_workers(
     engine: int | None,
     gateway: int | None,
     environ: Mapping[str, str] | None = None,
     available: int | None = None,
 ) -> WorkerSplit:
-    """The flags when given, else ENGINE_WORKERS / GATEWAY_WORKERS, else each service's
-    share of the cores."""
-    env = os.environ if environ is None else environ
+    """The flags when given, else ENGINE_WORKERS / GATEWAY_WORKERS (SettingsError for a
+    count that is not one), else each service's share of the cores."""
+    settings = read_settings(LauncherSettings, environ)
     available = available if available is not None else cores()
-    if engine is None and env.get("ENGINE_WORKERS", "").strip():
-        engine = positive(env["ENGINE_WORKERS"].strip(), "ENGINE_WORKERS")
-    if gateway is None and env.get("GATEWAY_WORKERS", "").strip():
-        gateway = positive(env["GATEWAY_WORKERS"].strip(), "GATEWAY_WORKERS")
+    engine = engine if engine is not None else settings.engine_workers
+    gateway = gateway if gateway is not None else settings.gateway_workers
     return WorkerSplit(
         engine=engine if engine is not None else share(ENGINE_CPU_PER_MOVE, available),
         gateway=gateway if gateway is not None else share(GATEWAY_CPU_PER_MOVE, available),

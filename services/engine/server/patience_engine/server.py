@@ -206,14 +206,9 @@ def say_if_speed_paths_off(config: EngineConfig) -> None:
 # --------------------------------------------------------------------------- processes
 
 
-def configure_logging() -> None:
-    """JSON lines on standard error, from LOG_LEVEL up."""
-    logs.configure_logging(os.environ.get("LOG_LEVEL", "info"))
-
-
 def _worker_main(config: EngineConfig) -> None:
     """A worker process: one server on the shared port."""
-    configure_logging()
+    logs.configure_logging(config.log_level)
     asyncio.run(serve(config, reuse_port=True))
 
 
@@ -318,12 +313,13 @@ def supervise(config: EngineConfig) -> int:
 
 def main() -> None:
     """The `patience-engine` command: serves from the environment until SIGINT/SIGTERM."""
-    configure_logging()
     try:
         config = EngineConfig.from_env()
     except ValueError as error:
+        logs.configure_logging("info")
         log.error("bad configuration: %s", error)
         sys.exit(2)
+    logs.configure_logging(config.log_level)
     try:
         if config.workers == 1:
             asyncio.run(serve(config))
