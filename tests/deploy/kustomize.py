@@ -40,10 +40,18 @@ def render(folder: Path) -> list[Doc]:
                 doc["metadata"]["namespace"] = config["namespace"]
     for image in config.get("images", []):
         for container in all_containers(docs):
-            name, _, tag = container["image"].partition(":")
+            name, tag = split_image(container["image"])
             if name == image["name"]:
                 container["image"] = f"{image.get('newName', name)}:{image.get('newTag', tag)}"
     return docs
+
+
+def split_image(image: str) -> tuple[str, str]:
+    """An image's name and tag ("" when untagged; a registry's port is no tag)."""
+    if ":" in image.rsplit("/", 1)[-1]:
+        name, _, tag = image.rpartition(":")
+        return name, tag
+    return image, ""
 
 
 def find(docs: list[Doc], kind: str, name: str) -> Doc:
@@ -54,17 +62,23 @@ def find(docs: list[Doc], kind: str, name: str) -> Doc:
 
 def merge(target: Any, change: Any) -> None:
     """Strategic merge, as kustomize does it for these kinds: maps merge, lists of
-    named items merge by name, other lists are replaced."""
+    named items merge by name, other lists are replaced. The items a patch names come
+    first, in the patch's order, then the others: so kustomize orders them (which
+    matters to environment variables that use others with $(...))."""
     for key, value in change.items():
         if isinstance(value, dict) and isinstance(target.get(key), dict):
             merge(target[key], value)
         elif isinstance(value, list) and _named(value) and _named(target.get(key)):
             by_name = {item["name"]: item for item in target[key]}
+            patched = []
             for item in value:
                 if item["name"] in by_name:
                     merge(by_name[item["name"]], item)
+                    patched.append(by_name[item["name"]])
                 else:
-                    target[key].append(copy.deepcopy(item))
+                    patched.append(copy.deepcopy(item))
+            names = {item["name"] for item in value}
+            target[key] = patched + [item for item in target[key] if item["name"] not in names]
         else:
             target[key] = copy.deepcopy(value)
 
@@ -73,14 +87,28 @@ def _named(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(i, dict) and "name" in i for i in value)
 
 
-def pod_spec(doc: Doc) -> Doc | None:
-    if doc["kind"] in ("Deployment", "StatefulSet"):
-        spec: Doc = doc["spec"]["template"]["spec"]
-        return spec
-    if doc["kind"] == "Job":
-        job: Doc = doc["spec"]["template"]["spec"]
-        return job
+def pod_template(doc: Doc) -> Doc | None:
+    """The template of the pods a workload makes (a CronJob's through its Jobs')."""
+    if doc["kind"] in ("Deployment", "StatefulSet", "Job"):
+        template: Doc = doc["spec"]["template"]
+        return template
+    if doc["kind"] == "CronJob":
+        jobs: Doc = doc["spec"]["jobTemplate"]["spec"]["template"]
+        return jobs
     return None
+
+
+def pod_spec(doc: Doc) -> Doc | None:
+    template = pod_template(doc)
+    return None if template is None else template["spec"]  # type: ignore[no-any-return]
+
+
+def pod_labels(doc: Doc) -> dict[str, str]:
+    """The labels of the pods a workload makes."""
+    template = pod_template(doc)
+    assert template is not None, doc["kind"]
+    labels: dict[str, str] = template["metadata"]["labels"]
+    return labels
 
 
 def all_containers(docs: list[Doc]) -> list[Doc]:

@@ -1,34 +1,49 @@
-"""deploy/kubernetes: the base and the production overlay, rendered offline
-(tests/deploy/kustomize.py), every resource valid against the Kubernetes schemas
-(kubernetes-validate), and the references between them sound: selectors match pod
-labels, probes and Services name ports the containers have, every environment
-variable is one the service reads, mounts name volumes, secrets come from Secrets the
-pod's user may read, workloads run as non-root on a read-only root filesystem with
-requests and limits."""
+"""deploy/kubernetes: the base and the production overlay (with the restore Job beside
+it), rendered offline (tests/deploy/kustomize.py, which gives what `kubectl kustomize`
+gives: compared with it where kubectl is installed), every resource valid against the
+Kubernetes schemas (kubernetes-validate), and the references between them sound:
+selectors match pod labels, probes and Services name ports the containers have, every
+environment variable is one its program reads, mounts name volumes, secrets come from
+Secrets the pod's user may read, workloads run as non-root on a read-only root
+filesystem with requests and limits."""
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import kubernetes_validate
 import pytest
+import yaml
 from patience_contract.client import SERVICE_NAME
 
-from tests.deploy.kustomize import Doc, all_containers, find, pod_spec, render
+from tests.deploy.kustomize import (
+    Doc,
+    all_containers,
+    find,
+    pod_labels,
+    pod_spec,
+    render,
+    split_image,
+)
 from tests.distributions import declared_scripts
 
 ROOT = Path(__file__).resolve().parents[2]
 KUBERNETES = ROOT / "deploy" / "kubernetes"
 FOLDERS = {"base": KUBERNETES / "base", "production": KUBERNETES / "overlays" / "production"}
+# applied by hand beside the production overlay, to restore PostgreSQL from a dump
+RESTORE = KUBERNETES / "restore"
 # the oldest Kubernetes these manifests are meant for (gRPC probes are GA since 1.27)
 KUBERNETES_VERSION = "1.30.0"
 OUR_IMAGE = "patience-engine"
 SEAL_SECRET, SEAL_FILE = "patience-seal-key", "seal.key"
 TOKEN_SECRET, TOKEN_FILE = "patience-player-token-key", "player-token.key"
 POSTGRES_SECRET = "patience-postgres"
-# the variables the official postgres image's entrypoint reads (its documentation)
+# the variables the official postgres image's entrypoint reads (its documentation), and
+# those libpq reads for its programs (pg_dump, pg_restore, dropdb)
 POSTGRES_IMAGE_READS = {
     "POSTGRES_USER",
     "POSTGRES_DB",
@@ -37,23 +52,53 @@ POSTGRES_IMAGE_READS = {
     "POSTGRES_INITDB_ARGS",
     "PGDATA",
 }
+LIBPQ_READS = {"PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGPASSWORD", "PGPASSFILE"}
+# what the other images' programs read (their documentation), beside the variables the
+# scripts of the ConfigMaps use
+IMAGE_READS = {
+    "postgres": POSTGRES_IMAGE_READS | LIBPQ_READS,
+    "redis": {"REDISCLI_AUTH"},  # redis-cli's password
+    "oliver006/redis_exporter": {"REDIS_ADDR", "REDIS_PASSWORD"},
+    "quay.io/prometheuscommunity/postgres-exporter": {
+        "DATA_SOURCE_URI",
+        "DATA_SOURCE_USER",
+        "DATA_SOURCE_PASS_FILE",
+    },
+}
 # set for the container itself, not read by our code: Python's, and values that other
 # variables expand with $(...)
-NOT_OURS = {"PYTHONDONTWRITEBYTECODE", "POD_NAMESPACE", "POD_IP"}
+NOT_OURS = {"PYTHONDONTWRITEBYTECODE", "POD_NAMESPACE", "POD_IP", "REDIS_PASSWORD"}
 
 
 @pytest.fixture(scope="module", params=sorted(FOLDERS))
 def docs(request: pytest.FixtureRequest) -> list[Doc]:
-    return render(FOLDERS[request.param])
+    rendered = render(FOLDERS[request.param])
+    if request.param == "production":
+        rendered += render(RESTORE)
+    return rendered
 
 
 def workloads(docs: list[Doc]) -> list[Doc]:
     return [doc for doc in docs if pod_spec(doc) is not None]
 
 
-def pod_labels(doc: Doc) -> dict[str, str]:
-    labels: dict[str, str] = doc["spec"]["template"]["metadata"]["labels"]
-    return labels
+RUN_ONCE = ("Job", "CronJob")
+
+
+@pytest.mark.parametrize("folder", [*FOLDERS.values(), RESTORE, KUBERNETES / "monitoring"])
+def test_the_offline_rendering_is_what_kubectl_kustomize_gives(folder: Path) -> None:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("no kubectl on PATH: the offline rendering is not compared with it")
+    made = subprocess.run(
+        [kubectl, "kustomize", str(folder)], capture_output=True, text=True, check=True
+    )
+    theirs = [doc for doc in yaml.safe_load_all(made.stdout) if doc]
+
+    def key(doc: Doc) -> tuple[str, str]:
+        return doc["kind"], doc["metadata"]["name"]
+
+    assert sorted(render(folder), key=key) == sorted(theirs, key=key)
 
 
 def selected(docs: list[Doc], selector: dict[str, str]) -> list[Doc]:
@@ -75,12 +120,13 @@ def test_every_resource_is_valid_against_the_kubernetes_schemas(docs: list[Doc])
         kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
     kinds = {doc["kind"] for doc in docs}
     assert {"Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget"} <= kinds
-    assert {"StatefulSet", "Job", "ConfigMap"} <= kinds
+    assert {"StatefulSet", "Job", "ConfigMap", "CronJob", "PersistentVolumeClaim"} <= kinds
+    assert "NetworkPolicy" in kinds
 
 
 def test_selectors_match_the_pods_they_mean(docs: list[Doc]) -> None:
     for workload in workloads(docs):
-        if workload["kind"] != "Job":
+        if workload["kind"] not in RUN_ONCE:
             selector = workload["spec"]["selector"]["matchLabels"]
             assert selector.items() <= pod_labels(workload).items(), workload["metadata"]
     for doc in docs:
@@ -113,7 +159,7 @@ def test_probes_and_services_name_ports_the_containers_have(docs: list[Doc]) -> 
         for container in pod_spec(workload)["containers"]:  # type: ignore[index]
             names, numbers = _ports(container)
             for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-                if workload["kind"] == "Job":
+                if workload["kind"] in RUN_ONCE:
                     continue
                 assert probe in container, (container["name"], probe)
                 port = _probe_port(container[probe])
@@ -138,13 +184,13 @@ def test_every_variable_is_one_the_service_reads(docs: list[Doc]) -> None:
             name = variable["name"]
             for reference in re.findall(r"\$\((\w+)\)", variable.get("value", "")):
                 assert reference in defined, f"{name} uses $({reference}) before it is set"
-            image = container["image"].split(":")[0]
+            image = split_image(container["image"])[0]
             if image.endswith(OUR_IMAGE):
                 assert name in read or name in NOT_OURS, f"{name} is read by no setting"
-            elif image == "postgres":
-                assert name in POSTGRES_IMAGE_READS, f"{name} is not read by the postgres image"
             else:
-                assert name in scripts, f"{name} is used by no script of {container['name']}"
+                assert name in scripts or name in IMAGE_READS[image], (
+                    f"{name} is read by neither a script nor {image} ({container['name']})"
+                )
             defined.append(name)
     assert {"REDIS_CLUSTER", "ENGINE_SEAL_KEY_FILE", "GATEWAY_WORKERS"} <= read
     assert {"DATABASE_URL", "PLAYER_TOKEN_KEY_FILE"} <= read
@@ -169,6 +215,8 @@ def test_mounts_name_volumes_and_the_seal_key_comes_from_its_secret(docs: list[D
                     TOKEN_SECRET,
                     POSTGRES_SECRET,
                 )
+            if "persistentVolumeClaim" in volume:
+                find(docs, "PersistentVolumeClaim", volume["persistentVolumeClaim"]["claimName"])
     engine = find(docs, "Deployment", "patience-engine")
     [container] = pod_spec(engine)["containers"]  # type: ignore[index]
     env = {v["name"]: v.get("value") for v in container["env"]}
@@ -234,7 +282,7 @@ def test_postgres_keeps_its_data_and_is_probed_over_tcp(docs: list[Doc]) -> None
         assert command[command.index("--host") + 1] == "127.0.0.1"
         assert command[command.index("--username") + 1] == env["POSTGRES_USER"]
     # the Alpine image's postgres user, which owns what it writes
-    assert container["image"].split(":")[1].endswith("-alpine")
+    assert split_image(container["image"])[1].endswith("-alpine")
     assert spec["securityContext"]["runAsUser"] == 70
 
 
@@ -252,7 +300,7 @@ def test_containers_are_locked_down_and_sized(docs: list[Doc]) -> None:
             assert security["capabilities"]["drop"] == ["ALL"]
             resources = container["resources"]
             assert {"cpu", "memory"} <= set(resources["requests"]) & set(resources["limits"])
-            if container["image"].split(":")[0].endswith(OUR_IMAGE):
+            if split_image(container["image"])[0].endswith(OUR_IMAGE):
                 assert container["command"][0] in scripts
 
 
