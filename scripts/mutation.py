@@ -92,7 +92,7 @@ PARTS: dict[str, Part] = {
     "rules": Part(
         RULES,
         ("patience/*.py", "patience/games/*.py"),
-        ("patience/solver/*", "patience/__init__.py", "patience/wiring.py"),
+        ("patience/solver/*", "patience/__init__.py"),
         ("tests/rules",),
         # imports the package in a bare interpreter, which cannot load mutmut's switches
         ("tests/rules/test_no_dependencies.py",),

@@ -56,7 +56,7 @@ def per_call_ns(function: Callable[[], object]) -> float:
 def bench_legal_moves(states: list[State]) -> float:
     # The rule set's own computation: State.legal_moves() would answer from its cache.
     return statistics.median(
-        per_call_ns(lambda s=s, rules=patience.compiled.rules_of(s): rules.legal_moves(s))  # type: ignore[misc]  # noqa: B008
+        per_call_ns(lambda s=s, rules=patience.variant.rules_of(s): rules.legal_moves(s))  # type: ignore[misc]  # noqa: B008
         for s in states
     )
 

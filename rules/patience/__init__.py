@@ -17,11 +17,7 @@ from .errors import (
 from .game import Game
 from .moves import CardMoved, Move, MoveKind
 from .registry import VARIANTS, get_variant, parse_state
-from .state import State, Status
-from .variant import Variant
-from .wiring import connect_layers
-
-connect_layers()
+from .variant import State, Status, Variant
 
 __all__ = [
     "VARIANTS",

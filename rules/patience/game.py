@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from .moves import Move
 from .registry import get_variant
-from .state import State
+from .variant import State
 
 
 class Game:

@@ -1,5 +1,5 @@
 """Every game the library knows, in the order of the rules book, and reading a state of
-any of them from its notation."""
+any of them from its notation (the notation names the variant by its id)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from .games import (
     the_fifteen,
     usk,
 )
-from .notation import read_state
-from .state import State
-from .variant import Variant
+from .notation import read_head, read_parts
+from .variant import State, Variant
 
 VARIANTS: Mapping[str, Variant] = MappingProxyType(
     {
@@ -51,4 +50,15 @@ def get_variant(variant_id: str) -> Variant:
 def parse_state(text: str) -> State:
     """The state written in ``text`` (``str(state)``), validated like ``State.from_parts``:
     :class:`NotationError`, :class:`UnknownVariant`, :class:`InvalidState`."""
-    return read_state(text, get_variant)
+    variant_id, options, fields = read_head(text)
+    variant = get_variant(variant_id)
+    parts = read_parts(variant.ruleset(variant.option_set(options)), variant_id, fields)
+    return State.from_parts(
+        variant,
+        parts.piles,
+        options=options,
+        redeals_left=parts.redeals_left,
+        moves_made=parts.moves_made,
+        deal=parts.deal,
+        draws=parts.draws,
+    )

@@ -4,8 +4,10 @@ Pile kinds become small ints. The build rule becomes, for each top card, the car
 takes (``wants``, ``fits``). The fill rule becomes, for each kind of source pile and each
 card, whether an empty tableau pile takes that card or a run headed by it (``takes``)
 and otherwise the rule code that refuses it (``refusals``). The foundations become the
-card each takes next. The rules' moves (ruleset.py) and the solver read these tables and
-never the declaration's rules themselves, so that each rule is decided here, once.
+card each takes next. :class:`Tables` holds all of them for one declaration, with its
+pile indices and counts. The rules' moves (``RuleSet``, variant.py), validation, the
+notation and the solver read these tables and never the declaration's rules themselves,
+so that each rule is decided here, once.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Final, NamedTuple
 
 from .building import BuildRule, FillRule
 from .cards import Card
+from .declaration import Declaration
+from .moves import Move, MoveKind
 from .piles import Direction, Foundation, PileKind
 
 # Pile kinds as small ints, in the order of PILE_KINDS.
@@ -84,3 +88,107 @@ def foundation_table(
         for card in order:
             of_card[card] += (pile,)
     return FoundationTable(tuple(next_card), tuple(of_card))
+
+
+# Where a transfer goes, once the source and target kinds allow it (Tables.routes).
+TO_FOUNDATION: Final = 0
+TO_TABLEAU: Final = 1
+TO_CELL: Final = 2
+
+
+class Tables:
+    """One declaration (a variant with its options applied) compiled: its pile indices,
+    counts and rules as the tables above, read by everything that plays, checks, writes
+    or searches a state of it."""
+
+    __slots__ = (
+        "build",
+        "cells",
+        "deal_pattern",
+        "declaration",
+        "empty_takes",
+        "fill",
+        "fill_refusals",
+        "fills",
+        "fits",
+        "found_next",
+        "found_of",
+        "foundations",
+        "index",
+        "kinds",
+        "moves",
+        "opening_stock",
+        "packs",
+        "pile_ids",
+        "redeal",
+        "redeals",
+        "routes",
+        "runs",
+        "sources",
+        "stock",
+        "tableau",
+        "total",
+        "wants",
+        "waste",
+        "withdraw_row",
+    )
+
+    def __init__(self, declaration: Declaration) -> None:
+        self.declaration = declaration
+        ids = declaration.pile_ids
+        self.pile_ids = ids
+        self.index = {pile_id: i for i, pile_id in enumerate(ids)}
+        self.kinds = tuple(KIND_CODES[declaration.pile_kind(pile_id)] for pile_id in ids)
+        self.tableau = tuple(i for i, k in enumerate(self.kinds) if k == TABLEAU)
+        self.cells = tuple(i for i, k in enumerate(self.kinds) if k == RESERVE)
+        self.foundations = tuple(i for i, k in enumerate(self.kinds) if k == FOUNDATION)
+        self.stock = self.index.get("stock", -1)
+        self.waste = self.index.get("waste", -1)
+        self.sources = tuple(i for i, k in enumerate(self.kinds) if k in (TABLEAU, RESERVE, WASTE))
+        self.packs = declaration.packs
+        self.total = declaration.total_cards
+        self.deal_pattern = pattern = declaration.deal_pattern
+        # The cards the opening deal leaves in the stock.
+        self.opening_stock = self.total - sum(len(p) for p in pattern.passes)
+        if pattern.aces_to_foundations:
+            self.opening_stock -= 4 * self.packs
+        self.build = declaration.build
+        self.fill = declaration.fill
+        self.runs = declaration.runs_move
+        self.redeals = declaration.redeals
+        self.redeal = declaration.redeal
+        self.withdraw_row = declaration.withdraw_row
+
+        found = foundation_table(len(ids), self.foundations, declaration.foundations)
+        self.found_next = found.next_card  # [pile][cards on it]: the card it takes next, or -1
+        self.found_of = found.of_card  # the foundations of each card's suit
+        self.wants, self.fits = build_table(declaration.build)
+        # empty_takes[source kind]: the cards (or heads of runs) an empty tableau pile
+        # takes from a pile of that kind; fill_refusals[source kind][card]: the rule
+        # code of one it does not take (None where it does).
+        self.empty_takes, self.fill_refusals = fill_table(declaration.fill)
+        # Whether an empty tableau pile ever takes a card at all.
+        self.fills = declaration.build is not BuildRule.NONE and any(self.empty_takes)
+        self.routes = tuple(
+            tuple(self._route(self.kinds[s], self.kinds[t]) for t in range(len(ids)))
+            for s in range(len(ids))
+        )
+        self.moves = tuple(
+            tuple(Move(MoveKind.TRANSFER, source, target) for target in ids) for source in ids
+        )
+
+    def _route(self, source: int, target: int) -> int | str:
+        """Where a transfer between these pile kinds goes, or the rule it breaks."""
+        if target in (STOCK, WASTE):
+            return "not_a_target"
+        if target == FOUNDATION:
+            return TO_FOUNDATION
+        if target == TABLEAU:
+            # A reserve card aimed at a fan says why in the reserve's own terms, even
+            # where fans never take cards: that is the more specific rule.
+            if source == RESERVE:
+                return "reserve_to_foundation_only"
+            return "not_a_target" if self.build is BuildRule.NONE else TO_TABLEAU
+        if source == RESERVE:
+            return "not_a_target"
+        return TO_CELL if source == TABLEAU else "reserve_from_tableau_only"

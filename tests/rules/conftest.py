@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from patience import compiled
+from patience import variant
 
 
 @pytest.fixture(autouse=True)
 def rules_compiled_afresh() -> Iterator[None]:
-    saved = dict(compiled._RULESETS)
-    compiled._RULESETS.clear()
+    saved = dict(variant._RULESETS)
+    variant._RULESETS.clear()
     try:
         yield
     finally:
-        compiled._RULESETS.clear()
-        compiled._RULESETS.update(saved)
+        variant._RULESETS.clear()
+        variant._RULESETS.update(saved)

@@ -15,10 +15,10 @@ import patience
 import pytest
 from patience import IllegalMove, Move, State, Variant
 from patience.building import FillRule
-from patience.compiled import rules_of
 from patience.solver.model import Model
 from patience.solver.pruning import MoveChooser
 from patience.tables import RESERVE, TABLEAU, WASTE
+from patience.variant import rules_of
 
 GUIDE = Path(__file__).parents[2] / "docs" / "rules-library.md"
 COURT = "empty_pile_needs_court_card"

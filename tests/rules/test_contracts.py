@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from patience import InvalidState, NotationError, State
-from patience.compiled import rules_of
+from patience.variant import rules_of
 
 from tests.oracle import LUCIE_FAMILY, SHAPES, Walk, played_games, rebuilt
 from tests.solver.soundness import near_end, stressed

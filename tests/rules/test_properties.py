@@ -12,7 +12,8 @@ import patience
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from patience import IllegalMove, Move, MoveKind, State, Status, compiled
+from patience import IllegalMove, Move, MoveKind, State, Status
+from patience.variant import _RULESETS
 
 from tests.oracle import (
     SHAPES,
@@ -349,7 +350,7 @@ def test_rules_compiled_again_follow_the_rules(variant_id: str) -> None:
     (tests/rules/conftest.py), against the independent reading of RULES.md: legal moves
     and the piles after each move, from the deal to a late position of long games, and on
     the hand-built positions."""
-    assert not compiled._RULESETS  # nothing compiled before the test
+    assert not _RULESETS  # nothing compiled before the test
     for deal, seed in ((17, 1), (6, 5)):
         steps = long_game(variant_id, deal, seed)
         for (before, move), (after, _) in itertools.pairwise(steps):

@@ -39,13 +39,13 @@ from dataclasses import dataclass, field
 
 import patience
 from patience import Move, State, Status
-from patience.compiled import rules_of
 from patience.solver import Budget, Verdict, solve
 from patience.solver.dead_ends import dead_end_check
 from patience.solver.model import TRANSFER, Model, Position, SolverMove
 from patience.solver.policy import Policy
 from patience.solver.pruning import MoveChooser
 from patience.solver.safe_moves import SafeMoves
+from patience.variant import rules_of
 
 VARIANT_IDS = tuple(patience.VARIANTS)
 LUCIE_FAMILY = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill")

@@ -9,9 +9,9 @@ from __future__ import annotations
 import patience
 import pytest
 from patience.building import BuildRule
-from patience.compiled import rules_of
 from patience.solver.dead_ends import Relaxation, _stuck_card_check, dead_end_check
 from patience.solver.model import Model
+from patience.variant import rules_of
 
 from tests.solver.positions import plain_verdict
 

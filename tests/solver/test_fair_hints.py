@@ -13,10 +13,10 @@ import random
 import patience
 import pytest
 from patience import Move, State
-from patience.compiled import rules_of
 from patience.solver import Budget, Hint, HintKind, Verdict, hides_cards, hint, outlook, solve
 from patience.solver.model import Model
 from patience.solver.unseen import SAMPLES, arrangements, seen_key, unseen_cards
+from patience.variant import rules_of
 
 from tests.oracle import position
 

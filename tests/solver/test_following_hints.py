@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from patience import Move, MoveKind, State, Status
-from patience.compiled import rules_of
 from patience.solver import (
     Budget,
     Hint,
@@ -29,6 +28,7 @@ from patience.solver import (
 from patience.solver.hints import line_steps
 from patience.solver.model import Model
 from patience.solver.unseen import seen_digest
+from patience.variant import rules_of
 
 from tests.solver.positions import small_position
 from tests.solver.test_fair_hints import dealt_down

@@ -17,10 +17,10 @@ from pathlib import Path
 import patience
 import pytest
 from patience import Status
-from patience.compiled import rules_of
 from patience.solver import Verdict, solve
 from patience.solver.model import Model
 from patience.solver.policy import Policy
+from patience.variant import rules_of
 
 from tests.solver.golden.make_verdicts import FAST, SLOW, SLOW_SWITCHES
 from tests.solver.positions import replay

@@ -9,9 +9,9 @@ import random
 import patience
 import pytest
 from hypothesis import HealthCheck, given, settings
-from patience.compiled import rules_of
 from patience.solver.model import Model
 from patience.solver.pruning import MoveChooser
+from patience.variant import rules_of
 
 from tests.oracle import Walk, played_games
 from tests.solver.positions import small_position

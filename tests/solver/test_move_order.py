@@ -15,7 +15,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from patience import State
-from patience.compiled import rules_of
 from patience.solver.model import (
     DEAL,
     EMPTY,
@@ -27,6 +26,7 @@ from patience.solver.model import (
     SolverMove,
 )
 from patience.solver.pruning import MoveChooser
+from patience.variant import rules_of
 
 from tests.oracle import Walk, played_games, position
 from tests.solver.soundness import near_end

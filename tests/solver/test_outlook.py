@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 import patience
 import pytest
 from patience import Move, MoveKind, State
-from patience.compiled import rules_of
 from patience.solver import Budget, Outlook, Verdict, outlook, safe_foundation_moves, solve
+from patience.variant import rules_of
 
 from tests.oracle import position
 from tests.solver.positions import shuttle

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from patience import Move, State
 from patience.cards import parse_card
-from patience.compiled import rules_of
 from patience.solver.model import TRANSFER, Model
 from patience.solver.safe_moves import SafeMoves
+from patience.variant import rules_of
 
 from tests.oracle import position
 

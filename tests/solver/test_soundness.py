@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from patience import MoveKind, State
-from patience.compiled import rules_of
 from patience.solver.model import DEAL, REDEAL, TRANSFER, WITHDRAW, Model
 from patience.solver.policy import Policy
 from patience.solver.pruning import MoveChooser
 from patience.solver.safe_moves import SafeMoves
+from patience.variant import rules_of
 
 from tests.oracle import Walk, played_games
 from tests.solver.soundness import (

@@ -14,11 +14,11 @@ import patience
 import pytest
 from patience import Move, State
 from patience.cards import parse_cards
-from patience.compiled import rules_of
 from patience.solver import Budget, HintKind, Result, Verdict, hides_cards, hint, hints, solve
 from patience.solver.model import REDEAL_MOVE, Model
 from patience.solver.policy import Policy
 from patience.solver.unseen import SAMPLES, arrangements, without_hidden
+from patience.variant import rules_of
 
 from tests.oracle import position
 from tests.solver.positions import LUCIE_FAMILY

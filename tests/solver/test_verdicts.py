@@ -11,11 +11,11 @@ from collections import deque
 import patience
 import pytest
 from patience import Move, Status
-from patience.compiled import rules_of
 from patience.solver import Budget, Result, Verdict, solve
 from patience.solver.model import Model
 from patience.solver.policy import Policy
 from patience.solver.search import _CHECK_EVERY
+from patience.variant import rules_of
 
 from tests.oracle import position
 from tests.solver.positions import TooBig, plain_verdict, replay, shuttle, small_position

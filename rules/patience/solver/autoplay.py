@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import functools
 
-from ..compiled import rules_of
 from ..moves import Move
-from ..ruleset import RuleSet
-from ..state import State
+from ..variant import RuleSet, State, rules_of
 from .model import Model
 from .safe_moves import SafeMoves
 

@@ -73,10 +73,8 @@ import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from ..compiled import rules_of
 from ..moves import Move, MoveKind
-from ..ruleset import RuleSet
-from ..state import State
+from ..variant import RuleSet, State, rules_of
 from .model import Model, Position, SolverMove
 from .policy import Policy
 from .search import Budget, Result, Verdict, solve

@@ -8,7 +8,7 @@ Moves are small tuples of ints. Everything here follows the rules library's tabl
 (``RuleSet.found_next``, ``wants``, ``empty_takes``, runs, redeal, withdraw row), and
 the tests check that :meth:`Model.legal_moves` and :meth:`Model.apply` agree with the
 library move for move on random positions. A state is read through its public
-attributes and the rules it follows (``patience.compiled.rules_of``), and made back with
+attributes and the rules it follows (``patience.variant.rules_of``), and made back with
 ``RuleSet.trusted_state``.
 """
 
@@ -20,9 +20,8 @@ from ..building import BuildRule
 from ..cards import Card
 from ..deals import Generator, shuffle
 from ..moves import Move
-from ..ruleset import RuleSet
-from ..state import State
 from ..tables import TABLEAU, WASTE
+from ..variant import RuleSet, State
 
 EMPTY: Final = 255  # an empty reserve cell
 

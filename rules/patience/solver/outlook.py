@@ -31,10 +31,8 @@ import enum
 import functools
 from collections.abc import Sequence
 
-from ..compiled import rules_of
 from ..moves import Move, MoveKind
-from ..ruleset import RuleSet
-from ..state import State
+from ..variant import RuleSet, State, rules_of
 from .model import TRANSFER, Model, Position
 
 # Positions listed at most before answering OPEN. Cycling positions of these games close

@@ -21,9 +21,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..compiled import rules_of
 from ..moves import Move
-from ..state import State
+from ..variant import State, rules_of
 from .model import Model, Position, SolverMove
 from .policy import Policy, policy_for
 

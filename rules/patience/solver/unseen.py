@@ -30,10 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from ..cards import Card, start_order
-from ..compiled import rules_of
 from ..deals import MAX_DEAL, MS_DEALS, Generator, shuffle
-from ..ruleset import RuleSet
-from ..state import State
+from ..variant import RuleSet, State, rules_of
 from .model import EMPTY, Model, Position
 from .policy import Policy, policy_for
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import patience
 from patience import Status
-from patience.compiled import rules_of
 from patience.solver import Budget, Verdict, solve
 from patience.solver.model import Model
 from patience.solver.policy import Policy
+from patience.variant import rules_of
 
 from tests.solver.positions import replay
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import struct
 
 import patience
-from patience.compiled import rules_of
 from patience.solver import Hint, HintKind, Verdict
+from patience.variant import rules_of
 from solitaire.v1 import engine_pb2
 
 from patience_engine.sealing import Sealer
