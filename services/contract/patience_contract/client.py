@@ -35,23 +35,29 @@ while another is saturated.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator
 from types import TracebackType
-from typing import Any, Generic, Self, TypeVar
+from typing import Any, Concatenate, Generic, NoReturn, ParamSpec, Self, TypeVar
 
 import grpc
-from google.protobuf.message import Message
 from grpc import aio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2_grpc
 from grpc_status import rpc_status
-from solitaire.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from solitaire.v1 import engine_pb2, engine_pb2_grpc
 
+from patience_contract import engine_calls
+from patience_contract.engine_calls import (
+    HEALTH_SERVICE_NAME,
+    SERVICE_NAME,
+    Call,
+    MoveLike,
+    to_move,
+)
 from patience_contract.errors import error_info_of
-
-SERVICE_NAME = "solitaire.v1.EngineService"
 
 __all__ = [
     "SERVICE_NAME",
@@ -61,9 +67,9 @@ __all__ = [
     "GameReply",
     "MoveLike",
     "SyncEngineClient",
+    "to_move",
 ]
 
-MoveLike = str | game_pb2.Move
 # The replies of NewGame, ApplyMove and ApplyMoves: one message each, with the same
 # fields (state, view, applied, events).
 GameReply = (
@@ -151,61 +157,35 @@ def error_from_rpc(error: grpc.RpcError) -> EngineError:
     return kind(code, reason, message, metadata)
 
 
-def _or(timeout: float | None, default: float) -> float:
-    return default if timeout is None else timeout
-
-
-def _call_timeout(timeout: float) -> float:
-    return timeout if timeout > 0 else _PAST_TIMEOUT
-
-
-def to_move(move: MoveLike) -> game_pb2.Move:
-    """A Move message from notation text or a Move message."""
-    return game_pb2.Move(notation=move) if isinstance(move, str) else move
-
-
-def _budget(positions: int, milliseconds: int) -> engine_pb2.SearchBudget:
-    return engine_pb2.SearchBudget(max_positions=positions, max_milliseconds=milliseconds)
-
-
-def _deal_text(deal: int | str | None) -> str:
-    return "" if deal is None else str(deal)
-
-
-def _new_game_request(
-    variant: str,
-    deal: int | str | None,
-    options: Sequence[str],
-    moves: Iterable[MoveLike],
-    hide_deal: bool = False,
-) -> engine_pb2.NewGameRequest:
-    return engine_pb2.NewGameRequest(
-        variant=variant,
-        deal=_deal_text(deal),
-        options=list(options),
-        moves=[to_move(m) for m in moves],
-        hide_deal=hide_deal,
-    )
-
-
-_HEALTH_REQUEST = health_pb2.HealthCheckRequest(service=SERVICE_NAME)
-
-
 def _channel_count(channels: int) -> int:
     if channels < 1:
         raise ValueError(f"channels must be at least 1, got {channels}")
     return channels
 
 
-ChannelT = TypeVar("ChannelT", aio.Channel, grpc.Channel)
-
-
 def _options(channels: int) -> tuple[tuple[str, str | int], ...]:
     return CHANNEL_OPTIONS if channels == 1 else POOLED_CHANNEL_OPTIONS
 
 
+def _failed(call: Call[ResultT], error: grpc.RpcError) -> ResultT:
+    """What the caller of a failed call is given: the call's own answer to a failure,
+    else the EngineError raised."""
+    if call.failed is not None:
+        return call.failed()
+    _raise(error)
+
+
+def _raise(error: grpc.RpcError) -> NoReturn:
+    raise error_from_rpc(error) from None
+
+
+ChannelT = TypeVar("ChannelT", aio.Channel, grpc.Channel)
+ResultT = TypeVar("ResultT")
+P = ParamSpec("P")
+
+
 class _ChannelRotation(Generic[ChannelT]):
-    """The channels of a client and their stubs."""
+    """The channels of a client, each with its stubs by service name."""
 
     def __init__(
         self,
@@ -218,23 +198,54 @@ class _ChannelRotation(Generic[ChannelT]):
         self.timeout = timeout
         options = _options(_channel_count(channels))
         self._channels = [open_channel(target, options=options) for _ in range(channels)]
-        self._engine_stubs = [engine_pb2_grpc.EngineServiceStub(c) for c in self._channels]
-        self._health_stubs = [health_pb2_grpc.HealthStub(c) for c in self._channels]
+        self._stubs: list[dict[str, Any]] = [
+            {
+                SERVICE_NAME: engine_pb2_grpc.EngineServiceStub(channel),
+                HEALTH_SERVICE_NAME: health_pb2_grpc.HealthStub(channel),
+            }
+            for channel in self._channels
+        ]
         self._turns: Iterator[int] = itertools.cycle(range(channels))
 
-    @property
-    def _stub(self) -> engine_pb2_grpc.EngineServiceStub:
-        """The stub of the next channel in turn."""
-        return self._engine_stubs[next(self._turns)]
+    def _method(self, index: int, call: Call[Any]) -> Any:
+        """The stub method of channel `index` that makes `call`."""
+        return getattr(self._stubs[index][call.service], call.method)
 
-    @property
-    def _health(self) -> health_pb2_grpc.HealthStub:
-        return self._health_stubs[next(self._turns)]
+    def _deadline(self, call: Call[Any]) -> float:
+        """The call's timeout (the client's unless it sets one); zero or less: one
+        already passed."""
+        timeout = self.timeout if call.timeout is None else call.timeout
+        return timeout if timeout > 0 else _PAST_TIMEOUT
+
+
+def _asynchronous(
+    make: Callable[P, Call[ResultT]],
+) -> Callable[Concatenate[EngineClient, P], Coroutine[Any, Any, ResultT]]:
+    """The EngineClient method that makes the calls `make` describes."""
+
+    @functools.wraps(make)
+    async def method(client: EngineClient, /, *args: P.args, **kwargs: P.kwargs) -> ResultT:
+        return await client._run(make(*args, **kwargs))
+
+    return method
+
+
+def _blocking(
+    make: Callable[P, Call[ResultT]],
+) -> Callable[Concatenate[SyncEngineClient, P], ResultT]:
+    """The SyncEngineClient method that makes the calls `make` describes."""
+
+    @functools.wraps(make)
+    def method(client: SyncEngineClient, /, *args: P.args, **kwargs: P.kwargs) -> ResultT:
+        return client._run(make(*args, **kwargs))
+
+    return method
 
 
 class EngineClient(_ChannelRotation[aio.Channel]):
     """Asynchronous engine client over `channels` grpc.aio channels, each call on the
-    less busy of two (see the module's description)."""
+    less busy of two (see the module's description). Its methods are the calls of
+    `patience_contract.engine_calls`."""
 
     def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
         super().__init__(target, timeout, channels, aio.insecure_channel)
@@ -266,134 +277,35 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         for channel in self._channels:
             await channel.close()
 
-    async def _call(self, rpc: str, request: Message, timeout: float | None = None) -> Any:
-        """Calls the EngineService method named `rpc` on the less busy channel."""
+    async def _run(self, call: Call[ResultT]) -> ResultT:
+        """Makes `call` on the less busy channel."""
         index = self._pick()
         self._in_flight[index] += 1
         try:
-            method = getattr(self._engine_stubs[index], rpc)
-            return await method(request, timeout=_call_timeout(_or(timeout, self.timeout)))
+            reply = await self._method(index, call)(call.request, timeout=self._deadline(call))
         except grpc.RpcError as error:
-            raise error_from_rpc(error) from None
+            return _failed(call, error)
         finally:
             self._in_flight[index] -= 1
+        return call.result(reply)
 
-    async def list_variants(self) -> list[game_pb2.Variant]:
-        reply: engine_pb2.ListVariantsResponse = await self._call(
-            "ListVariants", engine_pb2.ListVariantsRequest()
-        )
-        return list(reply.variants)
-
-    async def get_variant(self, name: str) -> game_pb2.Variant:
-        reply: engine_pb2.GetVariantResponse = await self._call(
-            "GetVariant", engine_pb2.GetVariantRequest(name=name)
-        )
-        return reply.variant
-
-    async def new_game(
-        self,
-        variant: str,
-        *,
-        deal: int | str | None = None,
-        options: Sequence[str] = (),
-        moves: Sequence[MoveLike] = (),
-        hide_deal: bool = False,
-    ) -> engine_pb2.NewGameResponse:
-        """A new game; `hide_deal`: the deal number given stays hidden from players
-        until the game is over, as a random deal's does."""
-        reply: engine_pb2.NewGameResponse = await self._call(
-            "NewGame", _new_game_request(variant, deal, options, moves, hide_deal)
-        )
-        return reply
-
-    async def legal_moves(self, state: game_pb2.SealedState) -> list[game_pb2.Move]:
-        reply: engine_pb2.ListLegalMovesResponse = await self._call(
-            "ListLegalMoves", engine_pb2.ListLegalMovesRequest(state=state)
-        )
-        return list(reply.moves)
-
-    async def apply_move(
-        self, state: game_pb2.SealedState, move: MoveLike
-    ) -> engine_pb2.ApplyMoveResponse:
-        reply: engine_pb2.ApplyMoveResponse = await self._call(
-            "ApplyMove", engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
-        )
-        return reply
-
-    async def apply_moves(
-        self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
-    ) -> engine_pb2.ApplyMovesResponse:
-        request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
-        reply: engine_pb2.ApplyMovesResponse = await self._call("ApplyMoves", request)
-        return reply
-
-    async def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
-        reply: engine_pb2.GetPlayerViewResponse = await self._call(
-            "GetPlayerView", engine_pb2.GetPlayerViewRequest(state=state)
-        )
-        return reply.view
-
-    async def solve(
-        self,
-        state: game_pb2.SealedState,
-        *,
-        max_positions: int = 0,
-        max_milliseconds: int = 0,
-        timeout: float | None = None,
-    ) -> engine_pb2.SolveResponse:
-        """Searches the state for a win (verdict, winning line). The line shows cards
-        the player cannot see: for trusted callers. 0: the engine's default budget;
-        `timeout` (default: the client's) caps the search too (docs/solver.md)."""
-        request = engine_pb2.SolveRequest(
-            state=state, budget=_budget(max_positions, max_milliseconds)
-        )
-        reply: engine_pb2.SolveResponse = await self._call("Solve", request, timeout)
-        return reply
-
-    async def hint(
-        self,
-        state: game_pb2.SealedState,
-        *,
-        max_positions: int = 0,
-        max_milliseconds: int = 0,
-        timeout: float | None = None,
-        plan: bytes = b"",
-    ) -> engine_pb2.HintResponse:
-        """The move to play next (kind, move), never naming a hidden card. `plan`: the
-        `plan` of the game's previous hint, whose line the hint continues while the game
-        is on it."""
-        request = engine_pb2.HintRequest(
-            state=state, budget=_budget(max_positions, max_milliseconds), plan=plan
-        )
-        reply: engine_pb2.HintResponse = await self._call("Hint", request, timeout)
-        return reply
-
-    async def autoplay(self, state: game_pb2.SealedState) -> engine_pb2.AutoplayResponse:
-        """Plays every card that can safely go to a foundation, as one change."""
-        reply: engine_pb2.AutoplayResponse = await self._call(
-            "Autoplay", engine_pb2.AutoplayRequest(state=state)
-        )
-        return reply
-
-    async def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
-        """How the engine protects states: sealed (with which keys) or not at all."""
-        reply: engine_pb2.GetEngineInfoResponse = await self._call(
-            "GetEngineInfo", engine_pb2.GetEngineInfoRequest()
-        )
-        return reply
-
-    async def health(self) -> bool:
-        """True when the engine answers its health check with SERVING."""
-        try:
-            stub = self._health_stubs[self._pick()]
-            reply = await stub.Check(_HEALTH_REQUEST, timeout=_call_timeout(self.timeout))
-        except grpc.RpcError:
-            return False
-        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    list_variants = _asynchronous(engine_calls.list_variants)
+    get_variant = _asynchronous(engine_calls.get_variant)
+    new_game = _asynchronous(engine_calls.new_game)
+    legal_moves = _asynchronous(engine_calls.legal_moves)
+    apply_move = _asynchronous(engine_calls.apply_move)
+    apply_moves = _asynchronous(engine_calls.apply_moves)
+    player_view = _asynchronous(engine_calls.player_view)
+    solve = _asynchronous(engine_calls.solve)
+    hint = _asynchronous(engine_calls.hint)
+    autoplay = _asynchronous(engine_calls.autoplay)
+    engine_info = _asynchronous(engine_calls.engine_info)
+    health = _asynchronous(engine_calls.health)
 
 
 class SyncEngineClient(_ChannelRotation[grpc.Channel]):
-    """Blocking engine client, for scripts and examples; same methods as EngineClient."""
+    """Blocking engine client, for scripts and examples; the same methods as
+    EngineClient, each call on the next channel in turn."""
 
     def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
         super().__init__(target, timeout, channels, grpc.insecure_channel)
@@ -413,113 +325,25 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         for channel in self._channels:
             channel.close()
 
-    def _call(self, method: Any, request: Message, timeout: float | None = None) -> Any:
+    def _run(self, call: Call[ResultT]) -> ResultT:
+        """Makes `call` on the next channel in turn."""
         try:
-            return method(request, timeout=_call_timeout(_or(timeout, self.timeout)))
+            reply = self._method(next(self._turns), call)(
+                call.request, timeout=self._deadline(call)
+            )
         except grpc.RpcError as error:
-            raise error_from_rpc(error) from None
+            return _failed(call, error)
+        return call.result(reply)
 
-    def list_variants(self) -> list[game_pb2.Variant]:
-        reply: engine_pb2.ListVariantsResponse = self._call(
-            self._stub.ListVariants, engine_pb2.ListVariantsRequest()
-        )
-        return list(reply.variants)
-
-    def get_variant(self, name: str) -> game_pb2.Variant:
-        reply: engine_pb2.GetVariantResponse = self._call(
-            self._stub.GetVariant, engine_pb2.GetVariantRequest(name=name)
-        )
-        return reply.variant
-
-    def new_game(
-        self,
-        variant: str,
-        *,
-        deal: int | str | None = None,
-        options: Sequence[str] = (),
-        moves: Sequence[MoveLike] = (),
-    ) -> engine_pb2.NewGameResponse:
-        reply: engine_pb2.NewGameResponse = self._call(
-            self._stub.NewGame, _new_game_request(variant, deal, options, moves)
-        )
-        return reply
-
-    def legal_moves(self, state: game_pb2.SealedState) -> list[game_pb2.Move]:
-        reply: engine_pb2.ListLegalMovesResponse = self._call(
-            self._stub.ListLegalMoves, engine_pb2.ListLegalMovesRequest(state=state)
-        )
-        return list(reply.moves)
-
-    def apply_move(
-        self, state: game_pb2.SealedState, move: MoveLike
-    ) -> engine_pb2.ApplyMoveResponse:
-        reply: engine_pb2.ApplyMoveResponse = self._call(
-            self._stub.ApplyMove, engine_pb2.ApplyMoveRequest(state=state, move=to_move(move))
-        )
-        return reply
-
-    def apply_moves(
-        self, state: game_pb2.SealedState, moves: Sequence[MoveLike]
-    ) -> engine_pb2.ApplyMovesResponse:
-        request = engine_pb2.ApplyMovesRequest(state=state, moves=[to_move(m) for m in moves])
-        reply: engine_pb2.ApplyMovesResponse = self._call(self._stub.ApplyMoves, request)
-        return reply
-
-    def player_view(self, state: game_pb2.SealedState) -> game_pb2.PlayerView:
-        reply: engine_pb2.GetPlayerViewResponse = self._call(
-            self._stub.GetPlayerView, engine_pb2.GetPlayerViewRequest(state=state)
-        )
-        return reply.view
-
-    def solve(
-        self,
-        state: game_pb2.SealedState,
-        *,
-        max_positions: int = 0,
-        max_milliseconds: int = 0,
-        timeout: float | None = None,
-    ) -> engine_pb2.SolveResponse:
-        """As EngineClient.solve."""
-        request = engine_pb2.SolveRequest(
-            state=state, budget=_budget(max_positions, max_milliseconds)
-        )
-        reply: engine_pb2.SolveResponse = self._call(self._stub.Solve, request, timeout)
-        return reply
-
-    def hint(
-        self,
-        state: game_pb2.SealedState,
-        *,
-        max_positions: int = 0,
-        max_milliseconds: int = 0,
-        timeout: float | None = None,
-        plan: bytes = b"",
-    ) -> engine_pb2.HintResponse:
-        """As EngineClient.hint."""
-        request = engine_pb2.HintRequest(
-            state=state, budget=_budget(max_positions, max_milliseconds), plan=plan
-        )
-        reply: engine_pb2.HintResponse = self._call(self._stub.Hint, request, timeout)
-        return reply
-
-    def autoplay(self, state: game_pb2.SealedState) -> engine_pb2.AutoplayResponse:
-        """As EngineClient.autoplay."""
-        reply: engine_pb2.AutoplayResponse = self._call(
-            self._stub.Autoplay, engine_pb2.AutoplayRequest(state=state)
-        )
-        return reply
-
-    def engine_info(self) -> engine_pb2.GetEngineInfoResponse:
-        """How the engine protects states: sealed (with which keys) or not at all."""
-        reply: engine_pb2.GetEngineInfoResponse = self._call(
-            self._stub.GetEngineInfo, engine_pb2.GetEngineInfoRequest()
-        )
-        return reply
-
-    def health(self) -> bool:
-        """True when the engine answers its health check with SERVING."""
-        try:
-            reply = self._health.Check(_HEALTH_REQUEST, timeout=_call_timeout(self.timeout))
-        except grpc.RpcError:
-            return False
-        return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+    list_variants = _blocking(engine_calls.list_variants)
+    get_variant = _blocking(engine_calls.get_variant)
+    new_game = _blocking(engine_calls.new_game)
+    legal_moves = _blocking(engine_calls.legal_moves)
+    apply_move = _blocking(engine_calls.apply_move)
+    apply_moves = _blocking(engine_calls.apply_moves)
+    player_view = _blocking(engine_calls.player_view)
+    solve = _blocking(engine_calls.solve)
+    hint = _blocking(engine_calls.hint)
+    autoplay = _blocking(engine_calls.autoplay)
+    engine_info = _blocking(engine_calls.engine_info)
+    health = _blocking(engine_calls.health)

@@ -1,6 +1,7 @@
 """The Engine service: each RPC reads its state, asks the rules library, answers.
 
-Every handler is a plain function wrapped by `_rpc`, which turns a `Rejected` into
+Every handler is wrapped by `_rpc` (a plain function, or a coroutine function, with the
+call's context, for those that wait on a search process), which turns a `Rejected` into
 the rich error status of docs/errors.md and any other exception into a bare INTERNAL
 (logged here, never shown to the client), and times the call into the service's
 metrics by method and status code (`patience_engine.metrics`). Handlers return the reply already
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import grpc
 import patience
@@ -50,20 +52,23 @@ SERVICE_NAME: str = engine_pb2.DESCRIPTOR.services_by_name["EngineService"].full
 # More moves than this in one request are refused: a whole game is a few hundred.
 MAX_BATCH_MOVES = 10_000
 
-_Request = TypeVar("_Request")
-_Handler = Callable[["EngineService", _Request], bytes]
+# A handler gives the reply's bytes: (service, request) -> bytes, or, for one that waits
+# on a search process, (service, request, context) -> Awaitable[bytes].
+_Handler = Callable[..., Any]
 
 
-def _rpc(
-    handler: _Handler[_Request],
-) -> Callable[[EngineService, _Request, aio.ServicerContext], Any]:
+def _rpc(handler: _Handler) -> Callable[[EngineService, Any, aio.ServicerContext], Any]:
     name = handler.__name__
+    waits = inspect.iscoroutinefunction(handler)
 
     @functools.wraps(handler)
-    async def method(self: EngineService, request: _Request, context: aio.ServicerContext) -> Any:
+    async def method(self: EngineService, request: Any, context: aio.ServicerContext) -> Any:
         start = time.perf_counter()
         try:
-            reply = handler(self, request)
+            reply = await handler(self, request, context) if waits else handler(self, request)
+        except asyncio.CancelledError:  # the caller went away, or its deadline passed
+            self.metrics.rpc(name, grpc.StatusCode.CANCELLED.name, time.perf_counter() - start)
+            raise
         except Exception as error:
             status = await _refusal(self, name, error, context, start)
         else:
@@ -94,33 +99,6 @@ async def _refusal(
     service.metrics.rpc(name, grpc.StatusCode.INTERNAL.name, time.perf_counter() - start)
     await context.abort(grpc.StatusCode.INTERNAL, "internal error")
     raise error  # not reached: abort raises
-
-
-_AsyncHandler = Callable[["EngineService", _Request, aio.ServicerContext], Awaitable[bytes]]
-
-
-def _async_rpc(
-    handler: _AsyncHandler[_Request],
-) -> Callable[[EngineService, _Request, aio.ServicerContext], Any]:
-    """`_rpc` for a handler that waits (on a search process), with the call's context."""
-    name = handler.__name__
-
-    @functools.wraps(handler)
-    async def method(self: EngineService, request: _Request, context: aio.ServicerContext) -> Any:
-        start = time.perf_counter()
-        try:
-            reply = await handler(self, request, context)
-        except asyncio.CancelledError:  # the caller went away, or its deadline passed
-            self.metrics.rpc(name, grpc.StatusCode.CANCELLED.name, time.perf_counter() - start)
-            raise
-        except Exception as error:
-            status = await _refusal(self, name, error, context, start)
-        else:
-            self.metrics.rpc(name, "OK", time.perf_counter() - start)
-            return reply
-        await context.abort_with_status(status)
-
-    return method
 
 
 class EngineService:
@@ -240,13 +218,13 @@ class EngineService:
 
     # ----------------------------------------------------------------- searches
 
-    @_async_rpc
+    @_rpc
     async def Solve(self, request: engine_pb2.SolveRequest, context: aio.ServicerContext) -> bytes:
         data = self._state_bytes(request.state)
         decode_state(data, trusted=self._sealer.enabled)  # refuse a bad state here
         return await self._search("solve", data, request.budget, context, SOLVE_LIMITS)
 
-    @_async_rpc
+    @_rpc
     async def Hint(self, request: engine_pb2.HintRequest, context: aio.ServicerContext) -> bytes:
         data = self._state_bytes(request.state)
         state = decode_state(data, trusted=self._sealer.enabled).state  # a bad state: refused
