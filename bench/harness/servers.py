@@ -1,13 +1,12 @@
 """Servers the bench starts for itself, each a child process on a free loopback port,
-stopped (with everything it spawned) when the bench is done with it."""
+stopped (with everything it spawned) when the bench is done with it: the launcher's
+ChildProcess, its output kept in a file of its own so that a failure can say why."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -15,12 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Self
 
-from patience_launcher.lifecycle import StartsAndStops
+from patience_launcher.children import ChildProcess
 from patience_launcher.redis_server import free_port
 
 from bench.harness.paths import REPO_ROOT
 
 LOOPBACK = "127.0.0.1"
+STOP_SECONDS = 15.0
 
 
 def stop_servers_on_sigterm() -> None:
@@ -30,44 +30,35 @@ def stop_servers_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda signum, _frame: sys.exit(128 + signum))
 
 
-class ChildProcess(StartsAndStops):
-    """A command run in its own process group, with its output kept in a temporary
-    file so that a failure to start can say why."""
+class ServerProcess(ChildProcess):
+    """A server child on a loopback port, in the repository's folder, with this
+    process's environment and `env` over it; started once the port accepts
+    connections."""
 
-    def __init__(self, name: str, args: list[str], env: Mapping[str, str]) -> None:
-        self.name = name
-        self.args = args
-        self.env = {**os.environ, **env}
-        self.process: subprocess.Popen[bytes] | None = None
-        # kept open for the child's whole life, closed in stop()
-        self._log = tempfile.NamedTemporaryFile(prefix=f"bench-{name}-", suffix=".log")  # noqa: SIM115
-
-    @property
-    def pid(self) -> int:
-        assert self.process is not None, f"{self.name} is not running"
-        return self.process.pid
+    def __init__(self, name: str, args: list[str], env: Mapping[str, str], port: int) -> None:
+        self.port = port
+        fd, log = tempfile.mkstemp(prefix=f"bench-{name}-", suffix=".log")
+        os.close(fd)
+        super().__init__(name, args, {**os.environ, **env}, log_file=Path(log), cwd=REPO_ROOT)
 
     def start(self) -> Self:
-        self.process = subprocess.Popen(
-            self.args,
-            env=self.env,
-            cwd=REPO_ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own group, so its workers stop with it
-        )
+        super().start()
+        try:
+            self.wait_for_port(LOOPBACK, self.port)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def output(self) -> str:
-        self._log.flush()
-        return Path(self._log.name).read_text(errors="replace")[-4000:]
+        """The end of what the server wrote."""
+        assert self.log_file is not None
+        return self.log_file.read_text(errors="replace")[-4000:]
 
     def check_alive(self) -> None:
-        if self.process is not None and self.process.poll() is not None:
-            raise RuntimeError(
-                f"{self.name} exited with code {self.process.returncode}:\n{self.output()}"
-            )
+        code = self.exit_code()
+        if code is not None:
+            raise RuntimeError(f"{self.name} exited with code {code}:\n{self.output()}")
 
     def wait_for_port(self, host: str, port: int, timeout: float = 30.0) -> None:
         deadline = time.monotonic() + timeout
@@ -78,40 +69,17 @@ class ChildProcess(StartsAndStops):
                     return
             except OSError:
                 time.sleep(0.05)
-        self.stop()
         raise RuntimeError(f"{self.name} did not listen on {host}:{port}:\n{self.output()}")
 
-    def stop(self, timeout: float = 15.0) -> None:
-        """SIGTERM (graceful), then SIGKILL to the group if it lingers."""
-        if self.process is None:
-            return
-        process, self.process = self.process, None
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                process.wait(timeout=timeout)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)  # workers left behind, if any
-        if process.poll() is None:
-            process.wait()
-        self._log.close()
+    def stop(self, timeout: float = STOP_SECONDS) -> int | None:
+        code = super().stop(timeout)
+        if self.log_file is not None:
+            self.log_file.unlink(missing_ok=True)
+        return code
 
 
 def python_module(module: str, *args: str) -> list[str]:
     return [sys.executable, "-m", module, *args]
-
-
-class ServerProcess(ChildProcess):
-    """A server child on a loopback port; started once the port accepts connections."""
-
-    def __init__(self, name: str, args: list[str], env: Mapping[str, str], port: int) -> None:
-        self.port = port
-        super().__init__(name, args, env)
-
-    def start(self) -> Self:
-        super().start()
-        self.wait_for_port(LOOPBACK, self.port)
-        return self
 
 
 class EngineProcess(ServerProcess):

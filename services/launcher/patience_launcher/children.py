@@ -26,9 +26,11 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import IO
+from pathlib import Path
+from typing import IO, Self
 
-from patience_launcher.orphan_guard import guarded
+from patience_launcher.lifecycle import StartsAndStops
+from patience_launcher.orphan_guard import guarded_from_here
 
 
 def group_alive(pgid: int) -> bool:
@@ -60,8 +62,9 @@ def signal_group(pgid: int, signum: int) -> None:
         os.killpg(pgid, signum)
 
 
-class ChildProcess:
-    """A service process whose output is relayed line by line with a name prefix."""
+class ChildProcess(StartsAndStops):
+    """A service process whose output is relayed line by line with a name prefix, or
+    written straight into a log file."""
 
     def __init__(
         self,
@@ -73,17 +76,25 @@ class ChildProcess:
         *,
         user: tuple[int, int] | None = None,
         stop_signal: signal.Signals = signal.SIGTERM,
+        log_file: Path | None = None,
+        cwd: Path | None = None,
     ) -> None:
         """`user`: (uid, gid) to run as instead of this process's user (a server that
         refuses root). `stop_signal`: what asks it to stop: SIGTERM goes to the whole
         group (a service and its workers); another signal goes to the child alone, a
-        server that stops its own processes (PostgreSQL: SIGINT, its fast shutdown)."""
+        server that stops its own processes (PostgreSQL: SIGINT, its fast shutdown).
+        `log_file`: the child writes its output there itself, instead of `output`, so
+        that no thread of this process pays for a chatty child (the bench's servers);
+        `cwd`: the folder it runs in (default: this process's)."""
         self.name = name
         self.argv = list(argv)
         self.env = dict(env)
         self.user = user
         self.stop_signal = stop_signal
+        self.log_file = log_file
+        self.cwd = cwd
         self._output = output if output is not None else sys.stderr
+        self._tail_lines = tail_lines
         self._tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
         self._relay: threading.Thread | None = None
         self.process: subprocess.Popen[str] | None = None
@@ -93,26 +104,30 @@ class ChildProcess:
         assert self.process is not None, f"{self.name} was not started"
         return self.process.pid
 
-    def start(self) -> ChildProcess:
+    def start(self) -> Self:
         # The guard switches the user on Linux; elsewhere subprocess does.
         switch = self.user if sys.platform != "linux" else None
-        self.process = subprocess.Popen(
-            guarded(self.argv, self.user),
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            errors="replace",
-            bufsize=1,
-            process_group=0,  # a group of its own, in this session (module docstring)
-            user=switch[0] if switch else None,
-            group=switch[1] if switch else None,
-            extra_groups=[] if switch else None,
-        )
-        self._relay = threading.Thread(target=self._relay_output, name=f"{self.name}-output")
-        self._relay.daemon = True
-        self._relay.start()
+        with contextlib.ExitStack() as files:
+            log = files.enter_context(open(self.log_file, "ab")) if self.log_file else None
+            self.process = subprocess.Popen(
+                guarded_from_here(self.argv, self.user),
+                env=self.env,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=log if log is not None else subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                text=True,
+                errors="replace",
+                bufsize=1,
+                process_group=0,  # a group of its own, in this session (module docstring)
+                user=switch[0] if switch else None,
+                group=switch[1] if switch else None,
+                extra_groups=[] if switch else None,
+            )
+        if log is None:
+            self._relay = threading.Thread(target=self._relay_output, name=f"{self.name}-output")
+            self._relay.daemon = True
+            self._relay.start()
         return self
 
     def _relay_output(self) -> None:
@@ -131,6 +146,9 @@ class ChildProcess:
 
     def output_so_far(self) -> str:
         """The last lines the child printed until now."""
+        if self.log_file is not None and self.process is not None:
+            lines = self.log_file.read_text(encoding="utf-8", errors="replace").splitlines()
+            return "\n".join(lines[-self._tail_lines :])
         return "\n".join(self._tail)
 
     def last_output(self) -> str:

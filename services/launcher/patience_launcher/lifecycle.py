@@ -15,7 +15,8 @@ class StartsAndStops(ABC):
     def start(self) -> Self: ...
 
     @abstractmethod
-    def stop(self) -> None: ...
+    def stop(self) -> int | None:
+        """Stops it; the exit status of its process, for one that has it."""
 
     def __enter__(self) -> Self:
         return self.start()
