@@ -41,7 +41,7 @@ import json
 import random
 from collections.abc import Callable, Coroutine, Iterator
 from types import TracebackType
-from typing import Any, Concatenate, Generic, NoReturn, ParamSpec, Self, TypeVar
+from typing import Any, Generic, NoReturn, ParamSpec, Self, TypeVar, overload
 
 import grpc
 from grpc import aio
@@ -184,8 +184,38 @@ ResultT = TypeVar("ResultT")
 P = ParamSpec("P")
 
 
+class _Rpc(Generic[P, ResultT]):
+    """A client's method for one of `engine_calls`: the call its arguments describe, made
+    by the client's `_run`, which waits for the reply (SyncEngineClient) or gives a
+    coroutine that does (EngineClient)."""
+
+    def __init__(self, make: Callable[P, Call[ResultT]]) -> None:
+        self._make = make
+        self.__doc__ = make.__doc__
+
+    @overload
+    def __get__(self, client: None, owner: type) -> Self: ...
+    @overload
+    def __get__(
+        self, client: EngineClient, owner: type
+    ) -> Callable[P, Coroutine[Any, Any, ResultT]]: ...
+    @overload
+    def __get__(self, client: SyncEngineClient, owner: type) -> Callable[P, ResultT]: ...
+    def __get__(self, client: Any, owner: type) -> Any:
+        if client is None:
+            return self
+        make, run = self._make, client._run
+
+        @functools.wraps(make)
+        def method(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return run(make(*args, **kwargs))
+
+        return method
+
+
 class _ChannelRotation(Generic[ChannelT]):
-    """The channels of a client, each with its stubs by service name."""
+    """The channels of a client, each with its stubs by service name, and its methods:
+    the calls of `patience_contract.engine_calls`, made by the client's `_run`."""
 
     def __init__(
         self,
@@ -211,6 +241,19 @@ class _ChannelRotation(Generic[ChannelT]):
         """The stub method of channel `index` that makes `call`."""
         return getattr(self._stubs[index][call.service], call.method)
 
+    list_variants = _Rpc(engine_calls.list_variants)
+    get_variant = _Rpc(engine_calls.get_variant)
+    new_game = _Rpc(engine_calls.new_game)
+    legal_moves = _Rpc(engine_calls.legal_moves)
+    apply_move = _Rpc(engine_calls.apply_move)
+    apply_moves = _Rpc(engine_calls.apply_moves)
+    player_view = _Rpc(engine_calls.player_view)
+    solve = _Rpc(engine_calls.solve)
+    hint = _Rpc(engine_calls.hint)
+    autoplay = _Rpc(engine_calls.autoplay)
+    engine_info = _Rpc(engine_calls.engine_info)
+    health = _Rpc(engine_calls.health)
+
     def _deadline(self, call: Call[Any]) -> float:
         """The call's timeout (the client's unless it sets one); zero or less: one
         already passed."""
@@ -218,34 +261,9 @@ class _ChannelRotation(Generic[ChannelT]):
         return timeout if timeout > 0 else _PAST_TIMEOUT
 
 
-def _asynchronous(
-    make: Callable[P, Call[ResultT]],
-) -> Callable[Concatenate[EngineClient, P], Coroutine[Any, Any, ResultT]]:
-    """The EngineClient method that makes the calls `make` describes."""
-
-    @functools.wraps(make)
-    async def method(client: EngineClient, /, *args: P.args, **kwargs: P.kwargs) -> ResultT:
-        return await client._run(make(*args, **kwargs))
-
-    return method
-
-
-def _blocking(
-    make: Callable[P, Call[ResultT]],
-) -> Callable[Concatenate[SyncEngineClient, P], ResultT]:
-    """The SyncEngineClient method that makes the calls `make` describes."""
-
-    @functools.wraps(make)
-    def method(client: SyncEngineClient, /, *args: P.args, **kwargs: P.kwargs) -> ResultT:
-        return client._run(make(*args, **kwargs))
-
-    return method
-
-
 class EngineClient(_ChannelRotation[aio.Channel]):
     """Asynchronous engine client over `channels` grpc.aio channels, each call on the
-    less busy of two (see the module's description). Its methods are the calls of
-    `patience_contract.engine_calls`."""
+    less busy of two (see the module's description)."""
 
     def __init__(self, target: str, *, timeout: float = 5.0, channels: int = 1) -> None:
         super().__init__(target, timeout, channels, aio.insecure_channel)
@@ -289,19 +307,6 @@ class EngineClient(_ChannelRotation[aio.Channel]):
             self._in_flight[index] -= 1
         return call.result(reply)
 
-    list_variants = _asynchronous(engine_calls.list_variants)
-    get_variant = _asynchronous(engine_calls.get_variant)
-    new_game = _asynchronous(engine_calls.new_game)
-    legal_moves = _asynchronous(engine_calls.legal_moves)
-    apply_move = _asynchronous(engine_calls.apply_move)
-    apply_moves = _asynchronous(engine_calls.apply_moves)
-    player_view = _asynchronous(engine_calls.player_view)
-    solve = _asynchronous(engine_calls.solve)
-    hint = _asynchronous(engine_calls.hint)
-    autoplay = _asynchronous(engine_calls.autoplay)
-    engine_info = _asynchronous(engine_calls.engine_info)
-    health = _asynchronous(engine_calls.health)
-
 
 class SyncEngineClient(_ChannelRotation[grpc.Channel]):
     """Blocking engine client, for scripts and examples; the same methods as
@@ -334,16 +339,3 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         except grpc.RpcError as error:
             return _failed(call, error)
         return call.result(reply)
-
-    list_variants = _blocking(engine_calls.list_variants)
-    get_variant = _blocking(engine_calls.get_variant)
-    new_game = _blocking(engine_calls.new_game)
-    legal_moves = _blocking(engine_calls.legal_moves)
-    apply_move = _blocking(engine_calls.apply_move)
-    apply_moves = _blocking(engine_calls.apply_moves)
-    player_view = _blocking(engine_calls.player_view)
-    solve = _blocking(engine_calls.solve)
-    hint = _blocking(engine_calls.hint)
-    autoplay = _blocking(engine_calls.autoplay)
-    engine_info = _blocking(engine_calls.engine_info)
-    health = _blocking(engine_calls.health)
