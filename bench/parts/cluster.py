@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 from patience_gateway.settings import Settings as GatewaySettings
-from patience_gateway.speed.scripts import NodeScripts
+from patience_gateway.speed.node_runners import NodeRunner
 from patience_gateway.storage import scripts
 from patience_gateway.storage.clients import open_redis
 from patience_gateway.storage.keys import game_keys, script_keys
@@ -59,7 +59,7 @@ async def _stored_game(client: Any, game_id: str) -> list[bytes]:
 
 async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measurement]:
     """The gateway's read script (LOAD_STATE) from this process, three ways: its own
-    connections (NodeScripts), redis-py's Redis.evalsha (the front door), and
+    connections (NodeRunner), redis-py's Redis.evalsha (the front door), and
     redis-py's cluster client. Client CPU per call is the figure: the server's work
     is the same script."""
     script = scripts.LOAD_STATE
@@ -69,7 +69,7 @@ async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measur
         node = open_redis(GatewaySettings(redis_url=server.url))
         cluster = open_redis(GatewaySettings(redis_url=cluster_url, redis_cluster=True))
         assert isinstance(node, Redis)
-        own = NodeScripts(node.connection_pool)
+        own = NodeRunner(node.connection_pool)
         try:
             keys = await _stored_game(node, "bench")
             cluster_keys = await _stored_game(cluster, "bench")
@@ -86,7 +86,7 @@ async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measur
                 return await cluster.evalsha(script.sha, len(cluster_keys), *cluster_keys, *args)
 
             calls: dict[str, Callable[[int], Awaitable[object]]] = {
-                "NodeScripts (own connections)": via_own,
+                "NodeRunner (own connections)": via_own,
                 "Redis.evalsha (redis-py)": via_evalsha,
                 "RedisCluster.evalsha (redis-py)": via_cluster,
             }

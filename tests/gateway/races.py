@@ -67,11 +67,14 @@ def gated(gateway: Gateway, method: str = "apply_move", parties: int = 2) -> Ite
 def before_the_store(
     gateway: Gateway, method: str, meanwhile: Callable[[], Awaitable[None]]
 ) -> Iterator[None]:
-    """Runs `meanwhile` before each call of the store's `method` (a write): another
-    request commits between this one's read and its write."""
+    """Runs `meanwhile` before the first call of the store's `method` (a write): another
+    request commits between this one's read and its write (its own writes, through the
+    same method, go straight through)."""
+    pending = [meanwhile]
 
     async def first_meanwhile(call: Awaitable[Any]) -> Any:
-        await meanwhile()
+        if pending:
+            await pending.pop()()
         return await call
 
     with wrapped(gateway, "store", method, first_meanwhile):

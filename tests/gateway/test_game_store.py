@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
@@ -27,18 +27,27 @@ from patience_gateway.settings import Settings
 from patience_gateway.storage.clients import open_redis, replica_wait
 from patience_gateway.storage.events import EventHub
 from patience_gateway.storage.failures import ReplicationTimeout
-from patience_gateway.storage.keys import create_record_key, events_key, game_keys, outbox_key
-from patience_gateway.storage.outcomes import Outcome
-from patience_gateway.storage.records import (
-    CommitResult,
-    Created,
+from patience_gateway.storage.keys import created_answer_key, events_key, game_keys, outbox_key
+from patience_gateway.storage.reads import (
+    AtDeal,
     DealEnding,
-    HistoryRecord,
+    ForRedo,
+    ForUndo,
+    GameMeta,
+    History,
     Loaded,
     StoredAnswer,
 )
 from patience_gateway.storage.runners import ReplicaWait
 from patience_gateway.storage.store import CHECKPOINT_EVERY, MAX_STORED_ANSWERS, GameStore
+from patience_gateway.storage.writes import (
+    Commit,
+    CommitResult,
+    Created,
+    NewGame,
+    Outcome,
+    Step,
+)
 from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 from redis.asyncio import Redis
@@ -56,25 +65,28 @@ REFUSED = r"^0 of 1 replicas confirmed the change$"
 RUNNERS = pytest.mark.parametrize("fast", [True, False], ids=["speed-path", "reference"])
 
 
-@dataclass(frozen=True)
-class NewGame:
-    """What a create is given, besides the id, state and token."""
-
-    deal: str
-    deal_secret: bool
-    autoplay: bool
-    owner: str
-    category: str
-    daily: str
-    game_record: bytes
-    outbox_entry: bytes = b""
-    variant: str = "la-belle-lucie"
-    options_json: str = "[]"
-    status: str = "playing"
+def new_game(
+    deal: str,
+    deal_secret: bool,
+    autoplay: bool,
+    owner: str,
+    category: str,
+    daily: str,
+    record: bytes,
+) -> NewGame:
+    return NewGame(
+        DEALT, TOKEN, "la-belle-lucie", [], deal, deal_secret, "playing", record, owner,
+        category, daily, autoplay,
+    )  # fmt: skip
 
 
-PLAYER = NewGame("", True, True, "player-7", "winnable", "2024-05-06", b"rec\x01")
-ANONYMOUS = NewGame("1234", False, False, "", "random", "", b"")
+PLAYER = new_game("", True, True, "player-7", "winnable", "2024-05-06", b"rec\x01")
+ANONYMOUS = new_game("1234", False, False, "", "random", "", b"")
+# the steps of the history each kind of change takes
+STEPS = {
+    "move": Step.NEW, "autoplay": Step.NEW, "restart": Step.NEW, "undo": Step.UNDO,
+    "redo": Step.REDO,
+}  # fmt: skip
 
 
 def new_id() -> str:
@@ -113,17 +125,35 @@ async def opened(
         await redis.aclose()
 
 
-async def create(
-    store: GameStore, game_id: str, game: NewGame = ANONYMOUS, **more: object
-) -> Created:
-    return await store.create(game_id, state=DEALT, token_digest=TOKEN, **asdict(game), **more)
+async def create(store: GameStore, game_id: str, game: NewGame = ANONYMOUS, **more: Any) -> Created:
+    return await store.create(game_id, game, **more)
 
 
 async def step(
     store: GameStore, op: str, game_id: str, version: int, state: bytes, move: str = "", **more: Any
 ) -> CommitResult:
+    """A change of the position: `op` a move, autoplay, restart (`move` its new step),
+    undo or redo."""
     more.setdefault("status", "playing")
-    return await store.commit(op, game_id, expected_version=version, state=state, move=move, **more)
+    change = Commit(version, STEPS[op], state, new_step=move, **more)
+    return await store.commit(game_id, change)
+
+
+async def same(store: GameStore, game_id: str, version: int, **more: Any) -> CommitResult:
+    """A change that leaves the position as it is (settings, an end, a claim)."""
+    return await store.commit(game_id, Commit(version, **more))
+
+
+def meta_of(game: NewGame, created: bytes, *, version: int = 1, **more: Any) -> GameMeta:
+    """The meta a load reads of a game created as `game` (the category left out for a
+    random deal, as kept)."""
+    category = "" if game.category == "random" else game.category
+    fields: dict[str, Any] = dict(
+        version=version, token_digest=TOKEN, owner=game.owner, category=category,
+        daily=game.daily, open_deal="", autoplay=game.autoplay, proven_lost=False,
+        record=game.record, hints=None, created=created,
+    )  # fmt: skip
+    return GameMeta(**(fields | more))
 
 
 async def pttls(redis: Redis, names: Iterable[bytes]) -> list[int]:
@@ -174,50 +204,47 @@ async def test_a_created_game_reads_back_as_given(
             b"version": b"1",
             b"token": TOKEN,
             b"variant": game.variant.encode(),
-            b"options": game.options_json.encode(),
+            b"options": b"[]",
             b"deal": game.deal.encode(),
             b"secret": b"1" if game.deal_secret else b"0",
             b"status": game.status.encode(),
             b"every": str(CHECKPOINT_EVERY).encode(),
             b"autoplay": b"1" if game.autoplay else b"0",
-            b"record": game.game_record,
+            b"record": game.record,
             **apart,
         }
-        category = "" if game.category == "random" else game.category
-        common = dict(autoplay=game.autoplay, owner=game.owner, category=category)
-        common |= dict(record=game.game_record, hints=None, created=created, daily=game.daily)
-        dealt = {"at_deal": True, "deal": game.deal, "deal_secret": game.deal_secret}
-        loaded = Loaded(DEALT, 1, TOKEN, None, **dealt, **common)
+        read = meta_of(game, created)
+        loaded = Loaded(read, DEALT)
         assert await store.load(game_id) == loaded
         assert await store.peek(game_id) == loaded
-        assert await store.load_for_restart(game_id, "") == loaded
+        dealt = {"at_deal": True, "deal": game.deal, "deal_secret": game.deal_secret}
+        assert await store.load_dealt(game_id, "") == AtDeal(read, DEALT, **dealt)
         ending = DealEnding(game.status, game.deal_secret, game.deal)
-        undo = Loaded(b"", 1, TOKEN, None, moves=[], ending=ending, **common)
+        undo = ForUndo(read, b"", steps=[], ending=ending)
         assert await store.load_for_undo(game_id, "") == undo
-        assert await store.load_for_redo(game_id, "") == Loaded(DEALT, 1, TOKEN, None, **common)
-        assert await store.load_history(game_id) == HistoryRecord(
-            1, TOKEN, game.variant, game.options_json, game.deal, game.deal_secret,
-            game.status, [], [], owner=game.owner, daily=game.daily,
-        )  # fmt: skip
+        assert await store.load_for_redo(game_id, "") == ForRedo(read, DEALT)
+        assert await store.load_history(game_id) == History(
+            read, game.variant, "[]", game.deal, game.deal_secret, game.status, [], []
+        )
 
 
 async def test_a_second_create_of_an_id_changes_nothing(redis_settings: Settings) -> None:
     game_id, other = new_id(), new_id()
     async with opened(redis_settings) as (store, redis):
-        kept = {"record": b"first answer", "record_ttl_seconds": 50}
+        kept = {"answer": b"first answer", "answer_ttl_seconds": 50}
         assert await create(store, game_id, PLAYER, **kept) == Created(Outcome.OK)
-        # The create record lives its own time, not the game's.
-        assert 40_000 < await redis.pttl(create_record_key(game_id)) <= 50_000
-        assert await store.create_record(game_id) == b"first answer"
-        assert await store.create_record(other) is None
-        retried = {"record": b"second answer", "record_ttl_seconds": 50}
+        # The create's answer lives its own time, not the game's.
+        assert 40_000 < await redis.pttl(created_answer_key(game_id)) <= 50_000
+        assert await store.created_answer(game_id) == b"first answer"
+        assert await store.created_answer(other) is None
+        retried = {"answer": b"second answer", "answer_ttl_seconds": 50}
         assert await create(store, game_id, ANONYMOUS, **retried) == Created(
             Outcome.IDEMPOTENT_REPLAY, b"first answer"
         )
         assert await create(store, game_id, ANONYMOUS) == Created(Outcome.TAKEN)
         # The game is still the first one.
         history = present(await store.load_history(game_id))
-        assert (history.owner, history.deal) == ("player-7", "")
+        assert (history.meta.owner, history.deal) == ("player-7", "")
         assert await redis.hget(game_keys(game_id).meta, "daily") == b"2024-05-06"
         for read in (store.load, store.load_for_undo, store.load_for_redo):
             assert await read(other, "") is None, read.__name__
@@ -233,11 +260,11 @@ async def test_a_game_lives_its_time_to_live_from_each_use_but_a_peek(
         names = game_keys(game_id)
         assert renewed(await pttls(redis, [names.meta, names.states]))
         answer = StoredAnswer("f", 200, '"2"', b"{}")
-        await step(store, "move", game_id, 1, S1, "m1", idempotency_key="k1", answer=answer)
+        await step(store, "move", game_id, 1, S1, "m1", key="k1", answer=answer)
         await step(store, "move", game_id, 2, S2, "m2")
         await step(store, "undo", game_id, 3, S1)
         assert renewed(await pttls(redis, names))  # all six keys exist now
-        reads = (store.load, store.load_for_restart, store.load_for_undo, store.load_for_redo)
+        reads = (store.load, store.load_dealt, store.load_for_undo, store.load_for_redo)
         for read in (*reads, lambda gid, _key: store.load_history(gid)):
             await shorten(redis, names)
             assert await read(game_id, "") is not None
@@ -255,31 +282,31 @@ async def test_each_operation_changes_the_history_its_own_way(redis_settings: Se
         await create(store, game_id)
 
         async def history() -> tuple[list[str], list[str]]:
-            record = present(await store.load_history(game_id))
-            return record.moves, record.redo
+            history = present(await store.load_history(game_id))
+            return history.steps, history.undone
 
         assert await step(store, "move", game_id, 1, S1, "m1") == CommitResult(Outcome.OK, 2)
         assert await step(store, "move", game_id, 2, S2, "m2") == CommitResult(Outcome.OK, 3)
         undo = present(await store.load_for_undo(game_id, ""))
-        assert (undo.state, undo.position, undo.moves, undo.dealt) == (DEALT, 2, [b"m1"], None)
+        assert (undo.state, undo.position, undo.steps, undo.dealt) == (DEALT, 2, [b"m1"], None)
         assert await step(store, "undo", game_id, 3, S1) == CommitResult(Outcome.OK, 4)
         assert await history() == (["m1"], ["m2"])
         redo = present(await store.load_for_redo(game_id, ""))
-        assert (redo.state, redo.next_redo, redo.version) == (S1, b"m2", 4)
+        assert (redo.state, redo.next_step, redo.meta.version) == (S1, b"m2", 4)
         assert await step(store, "redo", game_id, 4, S2) == CommitResult(Outcome.OK, 5)
         assert await history() == (["m1", "m2"], [])
         await step(store, "undo", game_id, 5, S1)
-        # The safe moves are one entry like a move, and clear what could be redone.
+        # The safe moves are one step like a move, and clear what could be redone.
         assert await step(store, "autoplay", game_id, 6, S3, "a1,a2") == CommitResult(Outcome.OK, 7)
         assert await history() == (["m1", "a1,a2"], [])
-        loaded = present(await store.load(game_id))
-        assert (loaded.state, loaded.at_deal) == (S3, False)
-        # A restart is one entry too, back at the deal.
+        dealt = present(await store.load_dealt(game_id))
+        assert (present(await store.load(game_id)).state, dealt.at_deal) == (S3, False)
+        # A restart is one step too, back at the deal.
         restart = await step(store, "restart", game_id, 7, DEALT, "restart")
         assert restart == CommitResult(Outcome.OK, 8)
         assert await history() == (["m1", "a1,a2", "restart"], [])
-        loaded = present(await store.load(game_id))
-        assert (loaded.state, loaded.at_deal) == (DEALT, True)
+        dealt = present(await store.load_dealt(game_id))
+        assert (present(await store.load(game_id)).state, dealt.at_deal) == (DEALT, True)
         await step(store, "move", game_id, 8, S1, "b1")
         # A restart among the moves to replay: undo reads the state as dealt too.
         assert present(await store.load_for_undo(game_id, "")).dealt == DEALT
@@ -293,32 +320,34 @@ async def test_loaders_read_what_later_changes_stored(redis_settings: Settings) 
     async with opened(redis_settings) as (store, _):
         await create(store, game_id, PLAYER)
         assert await store.after_hint(game_id, 1, lost=True, count=True, plan=b"plan")
-        loaded = present(await store.load(game_id))
-        assert (loaded.proven_lost, loaded.hints, loaded.hint_plan) == (True, b"1", b"")
+        loaded = present(await store.load(game_id)).meta
+        assert (loaded.proven_lost, loaded.hints) == (True, b"1")
         # the plan is read for a hint only, and kept across versions
-        assert present(await store.load_for_hint(game_id)).hint_plan == b"plan"
+        assert present(await store.load_for_hint(game_id)).plan == b"plan"
         # a proof on a closed record: kept, but the hint not counted; no plan: none kept
         assert await store.after_hint(game_id, 1, lost=True, count=False, plan=b"")
-        assert present(await store.load(game_id)).hints == b"1"
-        assert present(await store.load_for_hint(game_id)).hint_plan == b""
+        assert present(await store.load(game_id)).meta.hints == b"1"
+        assert present(await store.load_for_hint(game_id)).plan == b""
         assert await store.after_hint(game_id, 1, lost=False, count=False, plan=b"next")
         # a hint for a version the game has left keeps nothing
         assert not await store.after_hint(game_id, 7, lost=True, count=True, plan=b"old")
-        assert present(await store.load_for_hint(game_id)).hint_plan == b"next"
+        assert present(await store.load_for_hint(game_id)).plan == b"next"
         shown = {"deal": "77", "open": "77", "record": b"rec\x02"}
         await step(store, "move", game_id, 1, S1, "m", status="won", meta=shown)
-        loaded = present(await store.load(game_id))
+        loaded = present(await store.load(game_id)).meta
+        dealt = present(await store.load_dealt(game_id))
         # The proof of loss was for version 1, and the game moved on.
-        assert (loaded.proven_lost, loaded.deal, loaded.open_deal) == (False, "77", "77")
-        assert (loaded.record, loaded.deal_secret, loaded.state) == (b"rec\x02", True, S1)
+        assert (loaded.proven_lost, dealt.deal, loaded.open_deal) == (False, "77", "77")
+        assert (loaded.record, dealt.deal_secret) == (b"rec\x02", True)
+        assert present(await store.load(game_id)).state == S1
         undo = present(await store.load_for_undo(game_id, ""))
         assert undo.ending == DealEnding("won", True, "77")
-        assert (undo.open_deal, undo.record, undo.hints) == ("77", b"rec\x02", b"1")
-        redo = present(await store.load_for_redo(game_id, ""))
+        assert (undo.meta.open_deal, undo.meta.record, undo.meta.hints) == ("77", b"rec\x02", b"1")
+        redo = present(await store.load_for_redo(game_id, "")).meta
         assert (redo.open_deal, redo.hints) == ("77", b"1")
         history = present(await store.load_history(game_id))
-        assert (history.deal, history.open_deal, history.status) == ("77", "77", "won")
-        assert present(await store.load_for_hint(game_id)).hint_plan == b"next"
+        assert (history.deal, history.meta.open_deal, history.status) == ("77", "77", "won")
+        assert present(await store.load_for_hint(game_id)).plan == b"next"
 
 
 async def test_a_game_keeps_the_answers_of_its_last_keys_only(redis_settings: Settings) -> None:
@@ -327,7 +356,7 @@ async def test_a_game_keeps_the_answers_of_its_last_keys_only(redis_settings: Se
     async with opened(redis_settings) as (store, redis):
         await create(store, game_id)
         for n, answer in enumerate(answers):
-            keyed = {"idempotency_key": f"key-{n}", "answer": answer}
+            keyed = {"key": f"key-{n}", "answer": answer}
             result = await step(store, "move", game_id, n + 1, S1, f"m{n}", **keyed)
             assert result == CommitResult(Outcome.OK, n + 2)
         assert MAX_STORED_ANSWERS == 32
@@ -338,7 +367,7 @@ async def test_a_game_keeps_the_answers_of_its_last_keys_only(redis_settings: Se
             for n in (1, 32):
                 kept = await read(game_id, f"key-{n}")
                 assert kept is not None and kept.answer == answers[n], read.__name__
-        again = {"idempotency_key": "key-5", "answer": answers[0]}
+        again = {"key": "key-5", "answer": answers[0]}
         retried = await step(store, "move", game_id, 1, S2, "again", **again)
         assert retried == CommitResult(Outcome.IDEMPOTENT_REPLAY, answer=answers[5])
 
@@ -354,7 +383,8 @@ async def test_changes_are_published_on_the_games_ordinary_channel(
             await pubsub.subscribe(events_key(game_id))
             assert (await pubsub.get_message(timeout=5.0) or {}).get("type") == "subscribe"
             await step(store, "move", game_id, 1, S1, "m", event=("move", b'{"n":1}'))
-            await store.set_settings(game_id, expected_version=2, autoplay=True, event_body=b"{}")
+            settings = {"meta": {"autoplay": "1"}, "event": ("settings", b"{}")}
+            await same(store, game_id, 2, **settings)
             assert await store.delete(game_id, 2) == CommitResult(Outcome.STALE, 3)
             assert await store.delete(game_id, 3) == CommitResult(Outcome.OK)
             assert await store.delete(game_id, None) == CommitResult(Outcome.GONE)
@@ -371,6 +401,36 @@ async def test_changes_are_published_on_the_games_ordinary_channel(
         ]
 
 
+async def test_changes_are_kept_for_streams_only_while_one_hears_them_or_lately_did(
+    redis_settings: Settings,
+) -> None:
+    """A game no stream watches keeps no recent events. A change a stream hears is kept,
+    for 300 s; while that list lives, the changes after it are kept too (for a stream
+    that lost its connection and resumes), without renewing its time."""
+    game_id = new_id()
+    events = events_key(game_id)
+    async with opened(redis_settings) as (store, redis):
+        await create(store, game_id)
+        await step(store, "move", game_id, 1, S1, "m1", event=("move", b"1"))
+        assert not await redis.exists(events)
+        async with redis.pubsub() as pubsub:
+            await pubsub.subscribe(events)
+            assert (await pubsub.get_message(timeout=5.0) or {}).get("type") == "subscribe"
+            await step(store, "move", game_id, 2, S2, "m2", event=("move", b"2"))
+            await pubsub.unsubscribe(events)
+            async with asyncio.timeout(5):
+                while (await pubsub.get_message(timeout=1) or {}).get("type") != "unsubscribe":
+                    pass
+        assert 290_000 < await redis.pttl(events) <= 300_000
+        await redis.pexpire(events, SHORT_MS)
+        await step(store, "undo", game_id, 3, S1, event=("undo", b"3"))
+        assert await redis.lrange(events, 0, -1) == [b"move 3\n2", b"undo 4\n3"]
+        assert 0 < await redis.pttl(events) <= SHORT_MS
+        await redis.delete(events)  # as if its time had run out
+        await step(store, "redo", game_id, 4, S2, event=("redo", b"4"))
+        assert not await redis.exists(events)
+
+
 @RUNNERS
 async def test_a_change_its_replicas_do_not_confirm_is_made_but_not_acknowledged(
     redis_settings: Settings, fast: bool, caplog: pytest.LogCaptureFixture
@@ -384,10 +444,9 @@ async def test_a_change_its_replicas_do_not_confirm_is_made_but_not_acknowledged
         changes: list[tuple[Callable[[], Awaitable[object]], str, bytes | None]] = [
             (lambda: create(store, game_id), "version", b"1"),
             (lambda: step(store, "move", game_id, 1, S1, "m"), "version", b"2"),
-            (lambda: store.set_settings(game_id, expected_version=2, autoplay=True,
-                                        event_body=b"{}"), "autoplay", b"1"),
-            (lambda: store.end_game(game_id, expected_version=3, record=b"ended",
-                                    event=("", b"")), "record", b"ended"),
+            (lambda: same(store, game_id, 2, meta={"autoplay": "1"},
+                          event=("settings", b"{}")), "autoplay", b"1"),
+            (lambda: same(store, game_id, 3, meta={"record": b"ended"}), "record", b"ended"),
             (lambda: store.delete(game_id, 4), "version", None),
         ]  # fmt: skip
         for change, field, stored in changes:
@@ -397,10 +456,8 @@ async def test_a_change_its_replicas_do_not_confirm_is_made_but_not_acknowledged
         with pytest.raises(ReplicationTimeout):
             await create(store, anonymous)
         with pytest.raises(ReplicationTimeout):
-            await store.claim(
-                anonymous, expected_version=1, player_id="p", category="random",
-                event_body=b"{}", outbox_entry=b"",
-            )  # fmt: skip
+            claimed = {"owner": "p", "token": "", "category": "random"}
+            await same(store, anonymous, 1, meta=claimed, event=("claim", b"{}"), unowned=True)
         assert await redis.hget(game_keys(anonymous).meta, "owner") == b"p"
         # Confirming what was written so far writes the time to live, then waits.
         await redis.pexpire(game_keys(anonymous).meta, SHORT_MS)
@@ -429,40 +486,29 @@ async def test_changes_the_replicas_asked_for_confirm_are_acknowledged(
     async with opened(redis_settings, fast=fast, wait=ReplicaWait(0, 50)) as (store, redis):
         assert await create(store, game_id) == Created(Outcome.OK)
         assert await step(store, "move", game_id, 1, S1, "m") == CommitResult(Outcome.OK, 2)
-        changed = await store.set_settings(
-            game_id, expected_version=2, autoplay=False, event_body=b""
-        )
+        changed = await same(store, game_id, 2, meta={"autoplay": "0"})
         assert changed == CommitResult(Outcome.OK, 3)
         # a game deleted between its load and its settings change: gone, no version
-        gone = await store.set_settings(new_id(), expected_version=1, autoplay=True, event_body=b"")
+        gone = await same(store, new_id(), 1, meta={"autoplay": "1"})
         assert gone == CommitResult(Outcome.GONE)
         # An end or a claim answers the version it made, or the one that beat it (the
         # gateway's ETag and 412 come from these).
-        ended = ("resign", b"{}")
-        assert await store.end_game(
-            game_id, expected_version=2, record=b"ended", event=ended
-        ) == CommitResult(Outcome.STALE, 3)
-        assert await store.end_game(
-            game_id, expected_version=3, record=b"ended", event=ended
-        ) == CommitResult(Outcome.OK, 4)
-        assert await store.claim(
-            game_id, expected_version=3, player_id="p", category="practice", event_body=b"",
-            outbox_entry=b"",
-        ) == CommitResult(Outcome.STALE, 4)  # fmt: skip
-        claim = dict(player_id="p", category="practice", event_body=b"", outbox_entry=b"")
-        assert await store.claim(game_id, expected_version=4, **claim) == CommitResult(
-            Outcome.OK, 5
-        )
+        ended = {"meta": {"record": b"ended"}, "event": ("resign", b"{}")}
+        assert await same(store, game_id, 2, **ended) == CommitResult(Outcome.STALE, 3)
+        assert await same(store, game_id, 3, **ended) == CommitResult(Outcome.OK, 4)
+        claim = {"meta": {"owner": "p", "token": "", "category": "practice"}, "unowned": True}
+        assert await same(store, game_id, 3, **claim) == CommitResult(Outcome.STALE, 4)
+        assert await same(store, game_id, 4, **claim) == CommitResult(Outcome.OK, 5)
         # taken, or gone: no version to tell
         taken = CommitResult(Outcome.TAKEN)
-        assert await store.claim(game_id, expected_version=5, **claim) == taken
+        assert await same(store, game_id, 5, **claim) == taken
         await redis.pexpire(game_keys(game_id).meta, SHORT_MS)
         await store.confirm_replicated(game_id)
         assert renewed(await pttls(redis, [game_keys(game_id).meta]))
         assert await store.delete(game_id, 5) == CommitResult(Outcome.OK)
         gone = CommitResult(Outcome.GONE)
-        assert await store.claim(game_id, expected_version=5, **claim) == gone
-        assert await store.end_game(game_id, expected_version=5, record=b"", event=ended) == gone
+        assert await same(store, game_id, 5, **claim) == gone
+        assert await same(store, game_id, 5, **ended) == gone
 
 
 @RUNNERS
@@ -489,7 +535,7 @@ async def test_a_change_has_the_replica_wait_twice_beyond_the_deadline(
                 with pytest.raises(ReplicationTimeout, match=REFUSED):
                     await change()
                 assert time.monotonic() - began >= 2.0  # both waits
-            assert present(await store.load(game_id)).version == 2
+            assert present(await store.load(game_id)).meta.version == 2
 
 
 async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:
@@ -520,7 +566,7 @@ async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settin
                     assert 2.2 <= time.monotonic() - began < 3.0
             finally:
                 await redis.client_unpause()
-            assert present(await store.load(game_id)).version == 1
+            assert present(await store.load(game_id)).meta.version == 1
 
 
 @pytest.mark.xdist_group("redis-cluster")

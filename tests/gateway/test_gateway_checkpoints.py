@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import redis.asyncio as aioredis
 from patience_engine.servicer import MAX_BATCH_MOVES
-from patience_gateway.games.deps import ENGINE_BATCH_LIMIT
+from patience_gateway.games.service import ENGINE_BATCH_LIMIT
 from patience_gateway.storage import store
 from patience_gateway.storage.keys import game_keys, legacy_key, script_keys
 from solitaire.v1 import game_pb2

@@ -226,7 +226,7 @@ async def test_a_settings_change_that_loses_a_race_with_a_move_changes_nothing(
         assert moved.status_code == 200, moved.text
 
     headers = {"If-Match": '"1"'} if if_match else {}
-    with before_the_store(gateway, "set_settings", move_meanwhile):
+    with before_the_store(gateway, "commit", move_meanwhile):
         response = await gateway.autoplay_on(game, **headers)
     if if_match:
         assert_problem(response, 412, "stale-version")

@@ -11,8 +11,8 @@ from typing import Any
 import httpx
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.games.create_records import CREATE_RECORD_SECONDS
-from patience_gateway.storage.keys import create_record_key, game_keys
+from patience_gateway.games.create_once import CREATED_ANSWER_SECONDS
+from patience_gateway.storage.keys import created_answer_key, game_keys
 
 from tests.gateway.helpers import Gateway, assert_problem
 from tests.gateway.races import gated
@@ -85,7 +85,7 @@ async def test_the_same_key_with_another_request_is_refused(
         {"variant": "bisley", "deal": 8},
         {"variant": "bisley"},
         {"variant": "cody", "deal": 7},
-        {"variant": "no-such-variant", "deal": 7},  # the record is checked first
+        {"variant": "no-such-variant", "deal": 7},  # the kept answer is checked first
     ):
         assert_problem(await create(gateway, other, key), 422, "idempotency-key-reused")
     assert await stored_games(redis) == before
@@ -131,12 +131,12 @@ async def test_the_stored_answer_does_not_show_the_token(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
     key, _, game = await first_create(gateway, "secret", {"variant": "bisley", "deal": 9})
-    record = await redis.get(create_record_key(game["id"]))
-    assert record is not None
-    assert game["token"].encode() not in record
-    assert b"token" not in record and b"legal_moves" not in record  # the answer is sealed
-    assert key.encode() not in record
-    assert 0 < await redis.pttl(create_record_key(game["id"])) <= CREATE_RECORD_SECONDS * 1000
+    kept = await redis.get(created_answer_key(game["id"]))
+    assert kept is not None
+    assert game["token"].encode() not in kept
+    assert b"token" not in kept and b"legal_moves" not in kept  # the answer is sealed
+    assert key.encode() not in kept
+    assert 0 < await redis.pttl(created_answer_key(game["id"])) <= CREATED_ANSWER_SECONDS * 1000
 
 
 async def test_a_retry_after_a_delete_gets_the_first_answer(
@@ -159,7 +159,7 @@ async def test_a_key_whose_answer_expired_cannot_create_again(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
     key, _, game = await first_create(gateway, "expired", {"variant": "bisley", "deal": 11})
-    await redis.delete(create_record_key(game["id"]))  # as if its time had run out
+    await redis.delete(created_answer_key(game["id"]))  # as if its time had run out
     again = await create(gateway, {"variant": "bisley", "deal": 11}, key)
     assert_problem(again, 422, "idempotency-key-reused")
     history = await gateway.http.get(
@@ -198,13 +198,13 @@ async def test_a_malformed_key_is_refused(gateway: Gateway, key: str) -> None:
     assert_problem(response, 400, "malformed-header")
 
 
-async def test_a_record_changed_in_redis_is_an_internal_error(
+async def test_a_kept_answer_changed_in_redis_is_an_internal_error(
     gateway: Gateway, redis: aioredis.Redis
 ) -> None:
     key, _, game = await first_create(gateway, "tampered", {"variant": "bisley", "deal": 14})
-    record_key = create_record_key(game["id"])
-    record = await redis.get(record_key)
-    assert isinstance(record, bytes)
-    await redis.set(record_key, record[:-1] + bytes([record[-1] ^ 1]), keepttl=True)
+    kept_key = created_answer_key(game["id"])
+    kept = await redis.get(kept_key)
+    assert isinstance(kept, bytes)
+    await redis.set(kept_key, kept[:-1] + bytes([kept[-1] ^ 1]), keepttl=True)
     again = await create(gateway, {"variant": "bisley", "deal": 14}, key)
     assert_problem(again, 500, "internal")

@@ -16,11 +16,10 @@ from typing import Any
 
 import httpx
 import pytest
-from patience_gateway.games.deps import Games
 from patience_gateway.games.security import new_game_id
+from patience_gateway.games.service import Games
 from patience_gateway.http.routes.streams import game_events
-from patience_gateway.storage.events import RESYNC, GameEvent, Listener
-from patience_gateway.storage.records import StreamStart
+from patience_gateway.storage.events import RESYNC, GameEvent, Listener, StreamStart
 
 from bench.harness.servers import gateway_process
 from tests.gateway.engines import EngineThread
@@ -219,7 +218,12 @@ async def test_last_event_id_resumes_from_the_changes_missed_or_the_whole_view(
 ) -> None:
     one, two = gateways
     game = await create(http, one)
-    answers = [await change(http, one, game, "moves", move=game.created["legal_moves"][0])]
+    # a stream hears the first change, then loses its connection: the changes made
+    # while it is away are kept for it
+    async with opened(http, two, game) as stream:
+        assert (await stream.next()).kind == "view"
+        answers = [await change(http, one, game, "moves", move=game.created["legal_moves"][0])]
+        assert (await stream.next()).id == "2"
     answers.append(await change(http, one, game, "undo"))
     async with opened(http, two, game, {"Last-Event-ID": "1"}) as stream:
         for answer in answers:
@@ -235,6 +239,12 @@ async def test_last_event_id_resumes_from_the_changes_missed_or_the_whole_view(
     async with opened(http, one, game, {"Last-Event-ID": "2"}) as stream:
         event = await stream.next()
         assert (event.kind, event.id) == ("view", "44")
+    # a game whose changes no stream heard keeps none: a resume gets the whole view
+    unwatched = await create(http, one)
+    await change(http, one, unwatched, "moves", move=unwatched.created["legal_moves"][0])
+    async with opened(http, two, unwatched, {"Last-Event-ID": "1"}) as stream:
+        event = await stream.next()
+        assert (event.kind, event.id) == ("view", "2")
 
 
 async def test_an_idle_stream_gets_heartbeats(

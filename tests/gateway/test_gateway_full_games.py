@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from patience_contract.client import EngineClient
-from patience_gateway.games.deps import ENGINE_BATCH_LIMIT
+from patience_gateway.games.service import ENGINE_BATCH_LIMIT
 
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import (

@@ -7,7 +7,7 @@ import re
 from importlib import resources
 
 import pytest
-from patience_gateway.storage.outcomes import Outcome
+from patience_gateway.storage.writes import Outcome
 
 LUA = resources.files("patience_gateway.storage") / "lua"
 
@@ -26,7 +26,7 @@ def test_the_scripts_answer_with_the_outcomes() -> None:
 
 
 def test_an_outcome_is_read_from_the_reply() -> None:
-    assert Outcome.of([b"stale", b"7"]) is Outcome.STALE
-    assert Outcome.of([b"idem", b"answer"]) is Outcome.IDEMPOTENT_REPLAY
+    assert Outcome([b"stale", b"7"][0]) is Outcome.STALE
+    assert Outcome([b"idem", b"answer"][0]) is Outcome.IDEMPOTENT_REPLAY
     with pytest.raises(ValueError):
-        Outcome.of([b"maybe"])
+        Outcome([b"maybe"][0])

@@ -69,7 +69,7 @@ async def test_a_peek_leaves_the_games_time_to_live_and_a_read_renews_it(
     assert full_ms > 60_000
     await redis.pexpire(meta, 60_000)
     peeked = await store.peek(game.id)
-    assert peeked is not None and peeked.version == 1
+    assert peeked is not None and peeked.meta.version == 1
     assert 0 < await redis.pttl(meta) <= 60_000
     await gateway.view(game)
     assert await redis.pttl(meta) > 60_000

@@ -19,10 +19,12 @@ from tests.gateway.test_gateway_checkpoints import checkpoint_every
 
 # Commands the move scripts may run inside Redis: nothing that reads the history
 # (LINDEX and LSET only at the end of the states list).
-# the change itself, then its event: kept in the game's recent events and published
+# the change itself, then its event: published, and kept in the game's recent events
+# while a stream hears them or lately did (RPUSHX: only to a list that is there)
 MOVE_INNER_COMMANDS = {"HMGET", "HGET", "HSET", "PEXPIRE", "RPUSH", "DEL", "LINDEX", "LSET"} | {
     "LTRIM",
     "PUBLISH",
+    "RPUSHX",
 }
 
 

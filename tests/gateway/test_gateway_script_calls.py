@@ -1,4 +1,4 @@
-"""The scripts' own connections (patience_gateway.speed.scripts.NodeScripts) on the
+"""The scripts' own connections (patience_gateway.speed.node_runners.NodeRunner) on the
 suite's real Redis: reused, reloaded scripts, no reply left behind by a call cut
 short or by WAIT, and a connection that Redis closed while it was idle replaced
 before use."""
@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import redis.asyncio as aioredis
-from patience_gateway.speed.scripts import NodeScripts
+from patience_gateway.speed.node_runners import NodeRunner
 from patience_gateway.storage.runners import ReplicaWait
 from patience_gateway.storage.scripts import Script
 from redis.exceptions import ResponseError
@@ -32,10 +32,10 @@ async def named_client(redis_url: str) -> AsyncIterator[tuple[aioredis.Redis, st
 
 
 @pytest.fixture
-async def caller(named_client: tuple[aioredis.Redis, str]) -> AsyncIterator[NodeScripts]:
-    """NodeScripts on `named_client`'s connections, closed after the test."""
+async def caller(named_client: tuple[aioredis.Redis, str]) -> AsyncIterator[NodeRunner]:
+    """NodeRunner on `named_client`'s connections, closed after the test."""
     client, _ = named_client
-    script_caller = NodeScripts(client.connection_pool)
+    script_caller = NodeRunner(client.connection_pool)
     try:
         yield script_caller
     finally:
@@ -47,7 +47,7 @@ async def connection_ids(admin: aioredis.Redis, name: str) -> list[int]:
 
 
 async def test_calls_one_after_another_share_one_connection(
-    caller: NodeScripts, named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+    caller: NodeRunner, named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
 ) -> None:
     _, name = named_client
     for turn in range(5):
@@ -58,7 +58,7 @@ async def test_calls_one_after_another_share_one_connection(
 
 
 async def test_a_script_redis_forgot_is_loaded_again(
-    caller: NodeScripts, redis: aioredis.Redis
+    caller: NodeRunner, redis: aioredis.Redis
 ) -> None:
     assert await caller.read(ONE, [], []) == b"one"
     await redis.script_flush()
@@ -66,7 +66,7 @@ async def test_a_script_redis_forgot_is_loaded_again(
 
 
 async def test_a_call_cut_short_leaves_no_reply_behind(
-    caller: NodeScripts, redis: aioredis.Redis
+    caller: NodeRunner, redis: aioredis.Redis
 ) -> None:
     assert await caller.read(ONE, [], []) == b"one"
     # Paused for writes, Redis holds every script until the pause is lifted, so
@@ -83,7 +83,7 @@ async def test_a_call_cut_short_leaves_no_reply_behind(
 
 
 async def test_a_connection_closed_while_idle_is_replaced(
-    caller: NodeScripts, named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
+    caller: NodeRunner, named_client: tuple[aioredis.Redis, str], redis: aioredis.Redis
 ) -> None:
     _, name = named_client
     assert await caller.read(ONE, [], []) == b"one"
@@ -104,7 +104,7 @@ async def test_a_write_waits_for_replicas_on_its_own_connection(
 ) -> None:
     client, name = named_client
     # The suite's Redis has no replica: WAIT gives up after its timeout with 0.
-    waiting = NodeScripts(client.connection_pool, ReplicaWait(replicas=1, timeout_ms=20))
+    waiting = NodeRunner(client.connection_pool, ReplicaWait(replicas=1, timeout_ms=20))
     try:
         written = await waiting.write(TWO, [b"k"], ["v"])
         assert (written.reply, written.replicas) == ([b"k", b"v"], 0)
@@ -119,6 +119,6 @@ async def test_a_write_waits_for_replicas_on_its_own_connection(
         await waiting.aclose()
 
 
-async def test_without_a_wait_a_write_asks_no_replica(caller: NodeScripts) -> None:
+async def test_without_a_wait_a_write_asks_no_replica(caller: NodeRunner) -> None:
     written = await caller.write(TWO, [b"k"], ["v"])
     assert (written.reply, written.replicas) == ([b"k", b"v"], None)

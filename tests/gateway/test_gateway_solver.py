@@ -8,6 +8,7 @@ it), deal 5 has no safe move at the deal.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -17,8 +18,8 @@ import pytest
 import redis.asyncio as aioredis
 from patience_contract.client import EngineError
 from patience_gateway.games.engine_errors import search_problem
+from patience_gateway.storage.events import EventHub, GameEvent
 from patience_gateway.storage.keys import events_key
-from patience_gateway.storage.records import GameEventEntry
 from redis.asyncio.cluster import RedisCluster
 
 from tests.gateway.documented import models
@@ -249,11 +250,16 @@ async def test_autoplay_and_settings_are_published_to_the_games_streams(
     gateway: Gateway, redis: aioredis.Redis | RedisCluster
 ) -> None:
     game = await gateway.create("bisley", deal=WON_DEAL)
-    played = _ok(await _autoplay(gateway, game), models.AutoplayResult)
-    await _autoplay(gateway, game)  # nothing to play: nothing published
-    patched = _ok(await _patch(gateway, game, {"autoplay": True}), models.Game)
-    entries = [GameEventEntry.decode(e) for e in await redis.lrange(events_key(game.id), 0, -1)]
+    hub: EventHub = gateway.app.state.events
+    async with hub.listen(game.id) as listener:  # a stream is open: its changes are kept
+        played = _ok(await _autoplay(gateway, game), models.AutoplayResult)
+        await _autoplay(gateway, game)  # nothing to play: nothing published
+        patched = _ok(await _patch(gateway, game, {"autoplay": True}), models.Game)
+        async with asyncio.timeout(10):
+            heard = [await listener.get(), await listener.get()]
+    entries = [GameEvent.decode(e) for e in await redis.lrange(events_key(game.id), 0, -1)]
     assert [(e.kind, e.version) for e in entries] == [("autoplay", 2), ("settings", 3)]
+    assert heard == entries
     assert json.loads(entries[0].body) == played
     assert json.loads(entries[1].body) == patched
 

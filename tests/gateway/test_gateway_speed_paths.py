@@ -19,9 +19,8 @@ from patience_gateway import speed
 from patience_gateway.app import create_app
 from patience_gateway.settings import SPEED_PATHS_VARIABLE, Settings, SettingsError
 from patience_gateway.speed.moves import MoveFastPath
-from patience_gateway.speed.scripts import NodeScripts, RedisPyScripts
-from patience_gateway.storage.cluster_scripts import ClusterScripts
-from patience_gateway.storage.runners import ReplicaWait, ScriptRunner
+from patience_gateway.speed.node_runners import NodeRunner, RedisPyRunner
+from patience_gateway.storage.runners import ClusterRunner, ReplicaWait, ScriptRunner
 from patience_gateway.storage.scripts import Script
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ResponseError
@@ -49,7 +48,7 @@ def uses_speed_paths(gateway: Gateway) -> tuple[bool, bool]:
     """Whether the gateway answers moves on the speed path, and runs scripts on one."""
     middleware = {entry.cls for entry in gateway.app.user_middleware}
     runner = gateway.app.state.games.store.runner
-    return MoveFastPath in middleware, isinstance(runner, NodeScripts)
+    return MoveFastPath in middleware, isinstance(runner, NodeRunner)
 
 
 def test_the_environment_reaches_the_suites_gateways(gateway: Gateway) -> None:
@@ -77,18 +76,18 @@ async def references(settings: Settings) -> AsyncIterator[Gateway]:
 def test_off_the_references_run(with_speed: Gateway, references: Gateway) -> None:
     assert uses_speed_paths(with_speed) == (True, True)
     assert uses_speed_paths(references) == (False, False)
-    assert isinstance(references.app.state.games.store.runner, RedisPyScripts)
+    assert isinstance(references.app.state.games.store.runner, RedisPyRunner)
 
 
 def test_the_seam_chooses_each_reference() -> None:
     assert speed.entrances(False) == []
     assert [entry.cls for entry in speed.entrances(True)] == [MoveFastPath]
     node = aioredis.Redis()
-    assert isinstance(speed.script_runner(node, None, True), NodeScripts)
-    assert isinstance(speed.script_runner(node, None, False), RedisPyScripts)
+    assert isinstance(speed.script_runner(node, None, True), NodeRunner)
+    assert isinstance(speed.script_runner(node, None, False), RedisPyRunner)
     cluster = RedisCluster(host="127.0.0.1", port=7000)
     for on in (True, False):  # a Redis Cluster has one runner
-        assert isinstance(speed.script_runner(cluster, None, on), ClusterScripts)
+        assert isinstance(speed.script_runner(cluster, None, on), ClusterRunner)
 
 
 def test_an_app_without_speed_paths_answers_moves_with_its_route(settings: Settings) -> None:
@@ -195,8 +194,8 @@ FAILS = Script.of("return redis.error_reply('refused')")
 
 def runner_of(kind: str, client: aioredis.Redis, wait: ReplicaWait | None = None) -> ScriptRunner:
     if kind == "speed path":
-        return NodeScripts(client.connection_pool, wait)
-    return RedisPyScripts(client, wait)
+        return NodeRunner(client.connection_pool, wait)
+    return RedisPyRunner(client, wait)
 
 
 @pytest.fixture(params=["speed path", "reference"])

@@ -1,31 +1,34 @@
 """The gateway's small pieces on their own: settings, entity tags, deal numbers,
-stored answers, ids and tokens."""
+stored answers, ids and tokens, spare time."""
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from patience_gateway.games.change import check_idempotency_key, fingerprint
 from patience_gateway.games.create import deal_text
-from patience_gateway.games.idempotency import check_idempotency_key, fingerprint
 from patience_gateway.games.preconditions import etag, matches, none_match, require_match
 from patience_gateway.games.requests import MoveRequest
 from patience_gateway.games.security import (
+    GAME_ID,
     bearer_token,
     check_token,
-    is_game_id,
     new_game_id,
     new_token,
     token_digest,
 )
+from patience_gateway.games.spare_time import SpareTime
 from patience_gateway.games.winnable import WinnableSettings
 from patience_gateway.problems import ProblemError
 from patience_gateway.settings import Settings, SettingsError
 from patience_gateway.storage.clients import replica_wait, seed_nodes
 from patience_gateway.storage.keys import game_keys, script_keys
-from patience_gateway.storage.records import StoredAnswer
+from patience_gateway.storage.reads import StoredAnswer
 from patience_gateway.storage.runners import ReplicaWait
 
 
@@ -213,8 +216,8 @@ def test_keys_share_one_hash_tag() -> None:
 
 def test_ids_and_tokens() -> None:
     ids = {new_game_id() for _ in range(1000)}
-    assert len(ids) == 1000 and all(is_game_id(i) for i in ids)
-    assert not is_game_id("short") and not is_game_id("a" * 23 + "/")
+    assert len(ids) == 1000 and all(GAME_ID.match(i) for i in ids)
+    assert not GAME_ID.match("short") and not GAME_ID.match("a" * 23 + "/")
     token = new_token()
     assert len(token) >= 43  # 256 bits
     check_token(token, token_digest(token))
@@ -238,3 +241,43 @@ def test_a_precondition_header_is_read_or_refused_never_failed(header: str) -> N
         none_match(header, 7)
     except ProblemError as refused:
         assert refused.kind.code == "malformed-header"
+
+
+async def test_a_search_made_ahead_runs_in_spare_time_only() -> None:
+    """It starts once no game was served for the quiet time, is stopped when one is
+    served, and starts again at the next quiet moment."""
+    spare = SpareTime(quiet_seconds=0.2)
+    starts: list[float] = []
+    stopped: list[float] = []
+
+    async def search() -> str:
+        starts.append(time.monotonic())
+        try:
+            await asyncio.sleep(0.3)
+        except asyncio.CancelledError:
+            stopped.append(time.monotonic())
+            raise
+        return "proven"
+
+    served_at = time.monotonic()
+    running = asyncio.create_task(spare.run(search))
+    await asyncio.sleep(0.3)  # quiet from 0.2 s: started by now
+    assert len(starts) == 1 and starts[0] - served_at >= 0.2
+    spare.served.set()
+    again_at = time.monotonic()
+    assert await running == "proven"
+    assert len(stopped) == 1 and stopped[0] < starts[1]
+    assert starts[1] - again_at >= 0.2
+
+
+async def test_a_search_made_ahead_runs_regardless_once_it_waited_long_enough() -> None:
+    spare = SpareTime(quiet_seconds=60.0)
+
+    async def search() -> str:
+        spare.served.set()  # games go on being served: it is not stopped
+        await asyncio.sleep(0)
+        return "proven"
+
+    began = time.monotonic()
+    assert await spare.run(search, regardless_after=began + 0.2) == "proven"
+    assert 0.2 <= time.monotonic() - began < 5.0

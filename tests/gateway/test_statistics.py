@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from patience_gateway.games import ending
+from patience_gateway.games import change
 from patience_gateway.records import repository, statistics
 from patience_gateway.records.entries import ENDED, STARTED, Entry, GameFacts
 from patience_gateway.records.outbox import AbandonResult
@@ -227,7 +227,7 @@ async def test_a_game_left_alone_ends_abandoned(records_gateway: Gateway) -> Non
     await play(records_gateway, fresh, [fresh.created["legal_moves"][0]])
     await drained(records_gateway)
     # the game changed since the drain last read PostgreSQL is judged by its own record
-    fresh_check = await ending.abandon(games, fresh.id, abandon_after, games.clock.read())
+    fresh_check = await change.abandon(games, fresh.id, abandon_after, games.clock.read())
     assert fresh_check.outcome == AbandonResult.LATER
     # the drain judges every game due at its own reading of the records' clock (the
     # drain in the background may have looked first: the outcome below is what counts)

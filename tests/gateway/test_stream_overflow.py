@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from patience_gateway.games import streams as game_streams
-from patience_gateway.games.deps import Games
+from patience_gateway.games.service import Games
 from patience_gateway.http.routes.streams import game_events
 from patience_gateway.storage.events import CLOSING, QUEUE_LIMIT, RESYNC, GameEvent, Listener
 

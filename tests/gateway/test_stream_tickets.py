@@ -13,8 +13,9 @@ import string
 import pytest
 import redis.asyncio as aioredis
 from patience_gateway.games import streams as game_streams
-from patience_gateway.games.deps import Games
+from patience_gateway.games.service import Games
 from patience_gateway.problems import ProblemError
+from patience_gateway.storage.events import EventHub
 from patience_gateway.storage.keys import ticket_key
 from redis.asyncio.cluster import RedisCluster
 
@@ -81,7 +82,9 @@ async def test_a_ticket_opens_one_stream_of_its_own_game(gateway: Gateway) -> No
     games: Games = gateway.app.state.games
     game, other = await gateway.create("bisley", deal=5), await gateway.create("bisley", deal=6)
     view = await gateway.view(game)
-    response = await gateway.move(game, view["legal_moves"][0])
+    hub: EventHub = gateway.app.state.events
+    async with hub.listen(game.id):  # a stream hears the change: it is kept
+        response = await gateway.move(game, view["legal_moves"][0])
     assert response.status_code == 200, response.text
     ticket = await issue(gateway, game)
     start = await game_streams.open_stream(games, game.id, ticket)

@@ -31,7 +31,7 @@ their records in PostgreSQL. Layers, each a package that imports only the ones b
   and its migrations, `migrations/`), `outbox` (the Redis side of the outbox),
   `link_codes`, `rates`; `store` (a game's reads and writes, one round trip each), `keys`,
   `records` (what is read and written), `outcomes` (what a write script answers),
-  `scripts` (the Lua scripts, from `lua/*.lua`), `runners` and `cluster_scripts`
+  `scripts` (the Lua scripts, from `lua/*.lua`), `runners`
   (running them), `clients` (a Redis server or a Redis Cluster), `events` (the
   subscriber behind the event streams), `winnable_pools`, `failures`.
 

@@ -1,7 +1,7 @@
 """The app's wiring: the HTTP app (`http.factory`) and what lives as long as it does,
 opened by its lifespan: one Redis client, a few gRPC channels to the engine, the game
 store, the winnable deals, PostgreSQL's connections (when DATABASE_URL names one), the
-players and records, the game operations' dependencies (`games.deps.Games`), the
+players and records, the game operations' dependencies (`games.service.Games`), the
 event hub, and the background work: the winnable pools' refill, the outbox drain and
 the sampling of the connections for the metrics. The speed paths are chosen here
 (`speed`, Settings.speed_paths), and tracing is started here where the OTEL_* variables
@@ -19,10 +19,10 @@ from fastapi import FastAPI
 from patience_contract.client import EngineClient
 
 from patience_gateway import speed, tracing
-from patience_gateway.games import ending
+from patience_gateway.games import change
 from patience_gateway.games.challenges import Challenges
 from patience_gateway.games.daily import DailyDeals, DailySettings
-from patience_gateway.games.deps import Games
+from patience_gateway.games.service import Games
 from patience_gateway.games.winnable import PoolRefill, WinnableDeals, WinnableSettings
 from patience_gateway.http.connections import ConnectionSampler
 from patience_gateway.http.factory import http_app
@@ -153,7 +153,9 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
         if served and winnable.settings.pooled:
             with tracing.untraced():
                 refill = asyncio.create_task(
-                    PoolRefill(winnable, engine, on_added=metrics.winnable_deal_added).run()
+                    PoolRefill(
+                        winnable, engine, on_added=metrics.winnable_deal_added, spare=games.spare
+                    ).run()
                 )
         # Every process with a database drains; the Redis lock lets one of them work.
         drain = None
@@ -161,7 +163,7 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
             abandon_after = timedelta(seconds=settings.abandon_after_seconds)
 
             async def abandon(game_id: str, now: int) -> AbandonCheck:
-                return await ending.abandon(games, game_id, abandon_after, now)
+                return await change.abandon(games, game_id, abandon_after, now)
 
             app.state.drain = OutboxDrain(
                 outbox,

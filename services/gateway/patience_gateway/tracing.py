@@ -12,7 +12,7 @@ background work (the winnable pools' refill, the outbox drain): their polling wo
 bury the requests' traces (`untraced`).
 
 Traced, the Redis scripts of a move are run through redis-py's `evalsha`, the
-reference of the speed path `speed.scripts.NodeScripts` (which talks to Redis below
+reference of the speed path `speed.node_runners.NodeRunner` (which talks to Redis below
 the layer the instrumentation sees), so that each is a span.
 """
 

@@ -18,9 +18,9 @@ from typing import Final
 import orjson
 from psycopg import AsyncConnection
 
-from patience_gateway.games.dealt_games import start_dealt
-from patience_gateway.games.deps import Games
-from patience_gateway.games.replies import Reply
+from patience_gateway.games.answers import Reply
+from patience_gateway.games.create import start_dealt
+from patience_gateway.games.service import Games
 from patience_gateway.games.shapes import Challenge, ChallengeOffer, ChallengeSide
 from patience_gateway.players import repository as players
 from patience_gateway.players.codes import (
@@ -34,7 +34,7 @@ from patience_gateway.players.service import Players, player_json
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import challenges, days
 from patience_gateway.records import repository as records
-from patience_gateway.records import views as record_views
+from patience_gateway.records.answers import iso_ms, record_json
 from patience_gateway.records.record import PRACTICE, GameRecord
 from patience_gateway.storage.database import Database, DatabaseUnavailable
 from patience_gateway.storage.rates import Rate
@@ -50,7 +50,7 @@ def _well_formed(code: str) -> bool:
 
 
 def _iso(when: datetime) -> str:
-    return record_views.iso_ms(int(when.timestamp() * 1000))
+    return iso_ms(int(when.timestamp() * 1000))
 
 
 def unknown_code() -> ProblemError:
@@ -79,18 +79,19 @@ class Challenges:
         """A new challenge code for the deal of the player's game."""
         database, players_ = self._ready()
         games = self.games
-        game = await games.owned(game_id, access_token, games.store.load_for_restart)
+        game = await games.opened(game_id, access_token, games.store.load_dealt)
         if not game.owner:
             raise ProblemError("bad-token", "only a player's game can be offered as a challenge")
         await players_.limit(OFFERS, game.owner)
-        if game.loaded.daily and not days.over(game.loaded.daily):
+        daily = game.meta.daily
+        if daily and not days.over(daily):
             raise ProblemError(
                 "not-challengeable",
                 "a daily deal is everyone's already: offer it once its day is over",
             )
         dealt = game.state
         view = await games.ask(games.engine.player_view(dealt))
-        daily_over = bool(game.loaded.daily) and days.over(game.loaded.daily)
+        daily_over = bool(daily) and days.over(daily)
         if not view.deal and not game.record.finished and not daily_over:
             # the friend's game would show the number at its end, to be passed back
             raise ProblemError(
@@ -194,8 +195,6 @@ async def _side(connection: AsyncConnection, player_id: str, game_id: str) -> Ch
         "game": game_id,
         "finished": row is not None and row.finished,
         "record": (
-            record_views.record_json(row.record, row.category, player_id, row.daily)
-            if row is not None
-            else None
+            record_json(row.record, row.category, player_id, row.daily) if row is not None else None
         ),
     }

@@ -1,36 +1,39 @@
-"""Dealing a new game: POST /v1/games.
+"""Dealing a new game: POST /v1/games, and a player's game from a state dealt before.
 
 The engine deals (or a winnable deal is taken or searched), the store keeps the game at
 version 1 with the SHA-256 of a new owner token, and the answer is the view with the
 token. A player's game (created with the player's access token) has no token of its
 own: the player's opens it, and its outbox tells the player's records in PostgreSQL that
 it began. With an Idempotency-Key the game's id follows from the key, and the first
-answer is kept beside the game (`create_records`): a retry gets that answer again.
+answer is kept beside the game (`create_once`): a retry gets that answer again.
+
+`start_dealt` makes a player's game from a state the engine dealt before (today's daily
+deal, a friend's challenge): stored as it was sealed, so a hidden deal number stays
+hidden (the engine shows it once the game is over).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 
-from solitaire.v1 import engine_pb2
+from solitaire.v1 import engine_pb2, game_pb2
 
-from patience_gateway.games import views
-from patience_gateway.games.create_records import (
-    CREATE_RECORD_SECONDS,
+from patience_gateway.games import answers
+from patience_gateway.games.answers import Reply, created_headers, json_bytes
+from patience_gateway.games.change import check_idempotency_key, facts_of, started_entry
+from patience_gateway.games.create_once import (
+    CREATED_ANSWER_SECONDS,
     CreateOnce,
-    UnreadableRecord,
+    UnreadableAnswer,
     create_fingerprint,
 )
-from patience_gateway.games.deps import Games, OwnedGame
-from patience_gateway.games.idempotency import check_idempotency_key
-from patience_gateway.games.recording import facts_of, started_entry
-from patience_gateway.games.replies import Reply, created_headers, json_bytes
 from patience_gateway.games.requests import NewGameRequest
 from patience_gateway.games.security import new_game_id, new_token, token_digest
+from patience_gateway.games.service import Games, OwnedGame
 from patience_gateway.problems import ProblemError
 from patience_gateway.records.record import GameRecord, category_of
-from patience_gateway.storage.outcomes import Outcome
+from patience_gateway.storage.reads import Loaded
+from patience_gateway.storage.writes import NewGame, Outcome
 
 log = logging.getLogger("patience_gateway")
 
@@ -50,6 +53,37 @@ def deal_text(deal: int | str | None) -> str | None:
     return str(deal)
 
 
+def _new_game(
+    game: OwnedGame[Loaded],
+    view: game_pb2.PlayerView,
+    state: bytes,
+    token: str | None,
+    *,
+    deal_secret: bool,
+    autoplay: bool = False,
+) -> tuple[bytes, NewGame]:
+    """The new game's answer (its view, and its token) and what the store keeps of it."""
+    body = answers.game_json(game.id, 1, view, record=game.record_json(), autoplay=autoplay)
+    payload = json_bytes(answers.created_json(body, token))
+    entry = started_entry(facts_of(game, view, ""), game.record) if game.owner else b""
+    stored = NewGame(
+        state,
+        token_digest(token) if token is not None else b"",
+        view.variant,
+        view.options,
+        view.deal,
+        deal_secret,
+        answers.status_name(view.status),
+        game.record.encode(),
+        game.owner,
+        game.meta.category,
+        game.meta.daily,
+        autoplay,
+        entry,
+    )
+    return payload, stored
+
+
 async def create(
     games: Games,
     request: NewGameRequest,
@@ -57,12 +91,13 @@ async def create(
     access_token: str | None = None,
 ) -> tuple[str, Reply]:
     """The new game's id, and the answer to send; with `access_token`, a player's game."""
+    games.spare.served.set()
     deal = deal_text(request.deal)
     key = check_idempotency_key(idempotency_key)
     player = _player_of(games, access_token)
     once = CreateOnce.of(key, create_fingerprint(request, deal, player)) if key else None
-    if once is not None and (record := await games.store.create_record(once.game_id)):
-        return once.game_id, await _created_again(games, once, record)
+    if once is not None and (kept := await games.store.created_answer(once.game_id)):
+        return once.game_id, await _created_again(games, once, kept)
     if request.winnable:
         reply = await _winnable_deal(games, request, deal)
     else:
@@ -74,44 +109,55 @@ async def create(
     # beside it comes from the view, and a deal the client did not choose is secret.
     token = None if player is not None else new_token()
     category = category_of(deal_chosen=deal is not None, winnable=request.winnable, claimed=False)
-    game_record = GameRecord.new(games.clock(), winnable=request.winnable)
+    record = GameRecord.new(games.clock(), winnable=request.winnable)
+    state = reply.state.SerializeToString()
     while True:  # a collision of 144-bit ids is not expected; draw again if it happens
         game_id = once.game_id if once is not None else new_game_id()
-        game = OwnedGame.dealt(game_id, player or "", category, game_record)
-        view = views.game_json(
-            game_id, 1, reply.view, record=game.record_json(), autoplay=request.autoplay
+        game = OwnedGame.dealt(game_id, player or "", category, record)
+        payload, stored = _new_game(
+            game, reply.view, state, token, deal_secret=deal is None, autoplay=request.autoplay
         )
-        payload = json_bytes(views.created_json(view, token))
-        entry = started_entry(facts_of(game, reply.view, ""), game_record) if player else b""
         created = await games.store.create(
             game_id,
-            state=reply.state.SerializeToString(),
-            token_digest=token_digest(token) if token is not None else b"",
-            variant=reply.view.variant,
-            options_json=json.dumps(list(reply.view.options)),
-            deal=reply.view.deal,
-            deal_secret=deal is None,
-            status=views.status_name(reply.view.status),
-            autoplay=request.autoplay,
-            record=once.record(payload) if once is not None else b"",
-            record_ttl_seconds=CREATE_RECORD_SECONDS,
-            game_record=game_record.encode(),
-            owner=player or "",
-            category=category,
-            outbox_entry=entry,
+            stored,
+            answer=once.keep(payload) if once is not None else b"",
+            answer_ttl_seconds=CREATED_ANSWER_SECONDS,
         )
         if created.outcome is Outcome.OK:
-            if entry:
+            if stored.outbox_entry:
                 await games.announce(game_id)
             return game_id, Reply(201, payload, created_headers())
         if once is None:
             continue
-        if created.record is not None:  # a create with the same key won the race
-            return game_id, await _created_again(games, once, created.record)
+        if created.answer is not None:  # a create with the same key won the race
+            return game_id, await _created_again(games, once, created.answer)
         raise ProblemError(
             "idempotency-key-reused",
             "this Idempotency-Key created a game earlier; its answer is no longer kept",
         )
+
+
+async def start_dealt(
+    games: Games,
+    dealt: bytes,
+    player_id: str,
+    category: str,
+    record: GameRecord,
+    *,
+    game_id: str | None = None,
+    daily: str = "",
+) -> tuple[str, Reply]:
+    """The player's new game (`game_id`, or a new id) at the sealed state `dealt`: its
+    id and the 201 answer (without its Location)."""
+    view = await games.ask(games.engine.player_view(game_pb2.SealedState.FromString(dealt)))
+    game_id = game_id or new_game_id()
+    game = OwnedGame.dealt(game_id, player_id, category, record, daily=daily)
+    payload, stored = _new_game(game, view, dealt, None, deal_secret=not view.deal)
+    created = await games.store.create(game_id, stored)
+    if created.outcome is not Outcome.OK:  # a 144-bit id drawn twice
+        raise ProblemError("internal", "the server failed to deal the game")
+    await games.announce(game_id)
+    return game_id, Reply(201, payload, created_headers())
 
 
 async def _winnable_deal(
@@ -128,17 +174,17 @@ async def _winnable_deal(
     return await games.winnable.deal(request.variant, request.options)
 
 
-async def _created_again(games: Games, once: CreateOnce, record: bytes) -> Reply:
+async def _created_again(games: Games, once: CreateOnce, kept: bytes) -> Reply:
     """The first answer to a create with this key, or idempotency-key-reused."""
-    if not once.same_request(record):
+    if not once.same_request(kept):
         raise ProblemError(
             "idempotency-key-reused",
             "this Idempotency-Key was used to create a game with a different request",
         )
     try:
-        answer = once.answer(record)
-    except UnreadableRecord:
-        log.error("the create record of game %s does not open with its key", once.game_id)
+        answer = once.answer(kept)
+    except UnreadableAnswer:
+        log.error("the kept answer of game %s does not open with its key", once.game_id)
         raise ProblemError("internal", "the server failed to process the game") from None
     await games.store.confirm_replicated(once.game_id)
     return Reply(201, answer, {**created_headers(), "Idempotent-Replayed": "true"})

@@ -7,7 +7,8 @@ gateway process that holds a Redis lock: a random number is drawn, the engine de
 with the number hidden (NewGame hide_deal) and searches it; the first proven one is
 kept, and a second gateway that proved another for the same day and variant finds the
 first one kept (the table's key). So every process and replica deals the same, and a
-restart changes nothing.
+restart changes nothing. The searches run in the process's spare time (`spare_time`),
+or regardless once a day's preparing has waited PATIENCE_SECONDS for it.
 
 A player starts today's deal of a variant with POST /v1/daily/{variant}/games: a player's
 game from the state as dealt. Its first attempt that day (`daily_attempts`) counts as
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -30,10 +33,10 @@ import orjson
 from patience_contract.client import EngineError
 from solitaire.v1 import engine_pb2
 
-from patience_gateway.games.dealt_games import start_dealt
-from patience_gateway.games.deps import Games
-from patience_gateway.games.replies import Reply
+from patience_gateway.games.answers import Reply
+from patience_gateway.games.create import start_dealt
 from patience_gateway.games.security import new_game_id
+from patience_gateway.games.service import Games
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import daily_repository, days
 from patience_gateway.records.daily_repository import DailyDeal
@@ -50,6 +53,8 @@ HIGH: Final = 10**20
 LOCK_KEY: Final = b"patience:daily:lock"
 LOCK_MS: Final = 60_000
 PAUSE_SECONDS: Final = 30.0
+# How long a day's preparing waits for spare time before its searches run regardless.
+PATIENCE_SECONDS: Final = 120.0
 # what makes the preparing wait for the next round: a dependency away for a while
 WAITS: Final[tuple[type[Exception], ...]] = (DatabaseUnavailable, EngineError, *STORAGE_DOWN)
 # per player: the first attempt counts; later ones are practice, and need not be many
@@ -124,23 +129,26 @@ class DailyDeals:
         await self.schema_ready()
         async with self._database().transaction() as connection:
             kept = await daily_repository.deals_of(connection, day)
+        regardless_after = time.monotonic() + PATIENCE_SECONDS
         for variant in await self.variants():
             if variant not in kept:
-                kept[variant] = await self._prove(day, variant)
+                kept[variant] = await self._prove(day, variant, regardless_after)
         return kept
 
-    async def _prove(self, day: date, variant: str) -> DailyDeal:
+    async def _prove(self, day: date, variant: str, regardless_after: float) -> DailyDeal:
         engine = self.games.engine
+        budget = self.settings.solve_milliseconds
         while True:
             number = str(secrets.randbelow(HIGH - LOW) + LOW)
             dealt = await engine.new_game(variant, deal=number, hide_deal=True)
-            budget = self.settings.solve_milliseconds
-            solved = await engine.solve(
+            search = functools.partial(
+                engine.solve,
                 dealt.state,
                 max_positions=self.settings.solve_positions,
                 max_milliseconds=budget,
                 timeout=budget / 1000 + engine.timeout,
             )
+            solved = await self.games.spare.run(search, regardless_after)
             if solved.verdict == engine_pb2.VERDICT_WON:
                 deal = DailyDeal(day, variant, number, dealt.state.SerializeToString())
                 async with self._database().transaction() as connection:

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from patience_contract.client import GameReply
 from solitaire.v1 import game_pb2
 
-from patience_gateway.games import shares, views
-from patience_gateway.games.deps import Games, authorise, known_id, unknown_game
-from patience_gateway.games.entries import RESTART_ENTRY, entry_moves
+from patience_gateway.games import answers, shares
+from patience_gateway.games.answers import Reply, json_bytes
+from patience_gateway.games.change import RESTART_STEP, moves_of
 from patience_gateway.games.preconditions import etag
-from patience_gateway.games.replies import Reply, json_bytes
+from patience_gateway.games.service import Games, authorise, known_id, unknown_game
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import repository
-from patience_gateway.records import views as record_views
+from patience_gateway.records.answers import record_json
 from patience_gateway.storage.database import Database
 
 
@@ -30,8 +29,8 @@ def after(moves: list[str], position: int) -> list[str]:
     """The moves to apply to the state as dealt to reach `position`: those after the
     last restart among the first `position` moves."""
     played = moves[:position]
-    if RESTART_ENTRY in played:
-        played = played[len(played) - played[::-1].index(RESTART_ENTRY) :]
+    if RESTART_STEP in played:
+        played = played[len(played) - played[::-1].index(RESTART_STEP) :]
     return played
 
 
@@ -48,7 +47,7 @@ async def replay(
 ) -> Reply:
     known_id(game_id)
     try:
-        game = await games.owned(game_id, token, games.store.load_for_restart, read_only=True)
+        game = await games.opened(game_id, token, games.store.load_dealt, read_only=True)
     except ProblemError as problem:
         if problem.kind.code != "unknown-game" or database is None:
             raise
@@ -56,18 +55,10 @@ async def replay(
     history = await games.store.load_history(game_id)
     if history is None:
         raise unknown_game(game_id)
-    moves = entry_moves(history.moves)
+    moves = moves_of(history.steps)
     position = _position(position, len(moves))
-    reply = await _apply(games, game.state, after(moves, position))
-    loaded = game.loaded
-    body: Any = views.game_json(
-        game_id,
-        game.version,
-        reply.view,
-        loaded.open_deal,
-        record=game.record_json(),
-        autoplay=loaded.autoplay,
-    )
+    reply = await games.replay(game.state, after(moves, position))
+    body: Any = game.view_json(reply.view, proven_lost=False)
     return _step(body, position, moves, game.version)
 
 
@@ -85,24 +76,16 @@ async def _replay_kept(
         raise unknown_game(game_id)
     if not shared:
         authorise(token, player, kept.player_id, b"")
-    moves = entry_moves(kept.history)
+    moves = moves_of(kept.history)
     position = _position(position, len(moves))
     dealt = game_pb2.SealedState.FromString(kept.dealt)
-    reply = await _apply(games, dealt, after(moves, position))
+    reply = await games.replay(dealt, after(moves, position))
     row = kept.row
-    record = record_views.record_json(row.record, row.category, kept.player_id, row.daily)
+    record = record_json(row.record, row.category, kept.player_id, row.daily)
     # the number shown once the game was over; a daily deal's, once its day is over too
-    shown = views.visible_deal(row.deal, row.daily or None) or ""
-    body: Any = views.game_json(game_id, 0, reply.view, shown, record=record)
+    shown = answers.visible_deal(row.deal, row.daily or None) or ""
+    body: Any = answers.game_json(game_id, 0, reply.view, shown, record=record)
     return _step(body, position, moves, 0)
-
-
-async def _apply(games: Games, state: game_pb2.SealedState, moves: list[str]) -> GameReply:
-    batch = games.replay_batch
-    reply = await games.ask(games.engine.apply_moves(state, moves[:batch]))
-    for start in range(batch, len(moves), batch):
-        reply = await games.ask(games.engine.apply_moves(reply.state, moves[start : start + batch]))
-    return reply
 
 
 def _step(body: dict[str, Any], position: int, moves: list[str], version: int) -> Reply:

@@ -15,10 +15,10 @@ from typing import Any, Final
 
 import jwt
 
-from patience_gateway.games import views
-from patience_gateway.games.deps import Games, OwnedGame
+from patience_gateway.games import answers
+from patience_gateway.games.answers import Reply, json_bytes
 from patience_gateway.games.preconditions import etag
-from patience_gateway.games.replies import Reply, json_bytes
+from patience_gateway.games.service import Games, OwnedGame
 from patience_gateway.players.access_tokens import ALGORITHM, ISSUER
 from patience_gateway.problems import ProblemError
 
@@ -26,7 +26,7 @@ RESULT_TYPE: Final = "patience-result+jwt"
 
 
 def result_claims(
-    game: OwnedGame, variant: str, options: list[str], deal: str | None
+    game: OwnedGame[Any], variant: str, options: list[str], deal: str | None
 ) -> dict[str, Any]:
     record = game.record
     assert record.finished_ms is not None
@@ -43,7 +43,7 @@ def result_claims(
         "active_seconds": record.active_ms / 1000,
         "clean": record.clean,
         "category": game.category,
-        "daily": game.loaded.daily or None,
+        "daily": game.meta.daily or None,
         "finished": record.finished_ms // 1000,
     }
 
@@ -57,7 +57,8 @@ async def signed_result(games: Games, game_id: str, token: str) -> Reply:
         raise ProblemError("records-unavailable", "this gateway has no signing key")
     keys = games.players.signing_keys()
     view = await games.ask(games.engine.player_view(game.state))
-    deal = views.visible_deal(game.loaded.open_deal or view.deal or None, game.loaded.daily or None)
+    meta = game.meta
+    deal = answers.visible_deal(meta.open_deal or view.deal or None, meta.daily or None)
     claims = result_claims(game, view.variant, list(view.options), deal)
     signed = jwt.encode(
         claims,

@@ -17,11 +17,11 @@ from patience_gateway.problems import ProblemError
 # token_urlsafe(18) encodes 18 random bytes (144 bits) as 24 characters, no padding.
 _ID_BYTES = 18
 _TOKEN_BYTES = 32
-GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{24}$"
+# Text shaped like a game id (anything else cannot name a game).
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{24}$")
 # A game token is 43 characters, a player's access token (a JWT) about 300; room to spare.
 MAX_TOKEN_CHARS = 1024
 _TOKEN68 = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
-_GAME_ID = re.compile(GAME_ID_PATTERN)
 
 
 def new_game_id() -> str:
@@ -34,11 +34,6 @@ def new_token() -> str:
 
 def token_digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
-
-
-def is_game_id(text: str) -> bool:
-    """True for text shaped like a game id (anything else cannot name a game)."""
-    return _GAME_ID.match(text) is not None
 
 
 def bearer_token(authorization: str | None) -> str:

@@ -1,19 +1,19 @@
-"""What every game operation depends on, and the opening they share, written once (in
-the spirit of the FastAPI full-stack template's `api/deps.py`).
+"""What every game operation depends on, and the opening they share.
 
-`Games` holds the dependencies: the engine client, the store, the winnable deals.
-Every operation on an existing game opens the same way:
+`Games` holds the dependencies: the engine client, the store, the winnable deals, the
+players. Every operation on an existing game opens the same way:
 
     game = await games.owned(game_id, token)            # load, authorise
     view = await games.ask(games.engine.player_view(game.state))  # decode, ask, map
 
-`owned` refuses an id that cannot name a game, loads the game in one round trip
-(`load`: what the operation needs read), and checks the bearer token: a player's access
-token for a player's game, the game's own token for an anonymous one (`authorise`);
-`game.state` is the sealed state, decoded, and `game.record` the game's record; `ask`
-awaits an engine call and turns its errors into problems: by default as errors on data
-the gateway stored itself (`stored_problem`), or as the client's own mistakes
-(`client_problem`), or as a search's (`search_problem`).
+`owned` refuses an id that cannot name a game, loads the game in one round trip (the
+store's plain load, or with `opened` the load the operation names: what it needs
+read), and checks the bearer token: a player's access token for a player's game, the
+game's own token for an anonymous one (`authorise`); `game.state` is the sealed
+state, decoded, and `game.record` the game's record; `ask` awaits an engine call and
+turns its errors into problems: by default as errors on data the gateway stored itself
+(`stored_problem`), or as the client's own mistakes (`client_problem`), or as a
+search's (`search_problem`).
 """
 
 from __future__ import annotations
@@ -21,33 +21,37 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
-from patience_contract.client import EngineClient, EngineError, EngineUnavailable
+from patience_contract.client import EngineClient, EngineError, EngineUnavailable, GameReply
 from solitaire.v1 import game_pb2
 
-from patience_gateway.games import engine_errors, shapes, shares, views
-from patience_gateway.games.security import check_token, is_game_id
+from patience_gateway.games import answers, engine_errors, shapes, shares
+from patience_gateway.games.security import GAME_ID, check_token
+from patience_gateway.games.spare_time import SpareTime
 from patience_gateway.games.winnable import WinnableDeals
 from patience_gateway.players.access_tokens import looks_like_access_token
 from patience_gateway.players.service import Players
 from patience_gateway.problems import ProblemError
-from patience_gateway.records import views as record_views
+from patience_gateway.records.answers import record_json
 from patience_gateway.records.record import RANDOM, GameRecord
 from patience_gateway.records.shapes import RecordShape
 from patience_gateway.storage.outbox import OutboxStore
-from patience_gateway.storage.records import Loaded
+from patience_gateway.storage.reads import GameMeta, Loaded
 from patience_gateway.storage.store import GameStore
 
 log = logging.getLogger("patience_gateway")
 
 T = TypeVar("T")
+L = TypeVar("L", bound=Loaded)
 
 # The most moves the engine applies in one ApplyMoves call (docs/errors.md, TOO_MANY_MOVES).
 ENGINE_BATCH_LIMIT = 10_000
 
-Load = Callable[[str, str], Awaitable[Loaded | None]]
+# One of the store's loads: the game by its id, with the answer kept for an
+# Idempotency-Key.
+Load = Callable[[str, str], Awaitable[L | None]]
 ProblemFor = Callable[[EngineError], ProblemError]
 
 
@@ -61,7 +65,7 @@ def unknown_game(game_id: str) -> ProblemError:
 
 def known_id(game_id: str) -> None:
     """Refuses text that cannot be a game id before anything is read."""
-    if not is_game_id(game_id):
+    if GAME_ID.match(game_id) is None:
         raise unknown_game(game_id)
 
 
@@ -70,44 +74,54 @@ def now_ms() -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class OwnedGame:
-    """A game loaded for its owner, with its record."""
+class OwnedGame(Generic[L]):
+    """A game loaded for its owner (as `loaded` by the operation's load), with its
+    record."""
 
     id: str
-    loaded: Loaded
+    loaded: L
     record: GameRecord
 
     @classmethod
-    def of(cls, game_id: str, loaded: Loaded) -> OwnedGame:
-        record = GameRecord.read(loaded.record, loaded.hints, loaded.created)
-        return cls(game_id, loaded, record)
+    def of(cls, game_id: str, loaded: L) -> OwnedGame[L]:
+        meta = loaded.meta
+        return cls(game_id, loaded, GameRecord.read(meta.record, meta.hints, meta.created))
 
-    @classmethod
+    @staticmethod
     def dealt(
-        cls, game_id: str, owner: str, category: str, record: GameRecord, daily: str = ""
-    ) -> OwnedGame:
+        game_id: str, owner: str, category: str, record: GameRecord, daily: str = ""
+    ) -> OwnedGame[Loaded]:
         """A game being created: at version 1, nothing stored yet."""
-        loaded = Loaded(b"", 1, b"", None, owner=owner, category=category, daily=daily)
-        return cls(game_id, loaded, record)
+        meta = GameMeta(1, b"", owner, category, daily, "", False, False, None, None, None)
+        return OwnedGame(game_id, Loaded(meta, b""), record)
+
+    @property
+    def meta(self) -> GameMeta:
+        return self.loaded.meta
 
     @property
     def version(self) -> int:
-        return self.loaded.version
+        return self.loaded.meta.version
 
     @property
     def owner(self) -> str:
-        return self.loaded.owner
+        return self.loaded.meta.owner
 
     @property
     def category(self) -> str:
-        return self.loaded.category or RANDOM
+        return self.loaded.meta.category or RANDOM
+
+    @property
+    def state(self) -> game_pb2.SealedState:
+        """The sealed state read (for undo, the checkpoint to replay from), as the
+        engine takes it."""
+        return game_pb2.SealedState.FromString(self.loaded.state)
 
     def record_json(self, record: GameRecord | None = None) -> RecordShape:
         """The view's `record`: the game's as read, or `record` (what a change makes
         of it)."""
-        return record_views.record_json(
-            record or self.record, self.category, self.owner, self.loaded.daily
-        )
+        meta = self.loaded.meta
+        return record_json(record or self.record, self.category, meta.owner, meta.daily)
 
     def view_json(
         self,
@@ -115,43 +129,23 @@ class OwnedGame:
         *,
         version: int | None = None,
         record: GameRecord | None = None,
+        open_deal: str | None = None,
+        proven_lost: bool | None = None,
         autoplay: bool | None = None,
     ) -> shapes.Game:
-        """The game's JSON as it stands (a read, a setting, an end): at `version` (the
-        loaded one by default), with `record` (the loaded one by default), its open deal
-        and any proof of loss as loaded."""
-        loaded = self.loaded
-        return views.game_json(
+        """The game's JSON: at `version` (the loaded one by default), with `record`,
+        `open_deal`, `proven_lost` (a proof of loss of this version) and the `autoplay`
+        setting as given, else as loaded."""
+        meta = self.loaded.meta
+        return answers.game_json(
             self.id,
-            self.version if version is None else version,
+            meta.version if version is None else version,
             view,
-            loaded.open_deal,
+            meta.open_deal if open_deal is None else open_deal,
             record=self.record_json(record),
-            proven_lost=loaded.proven_lost,
-            autoplay=loaded.autoplay if autoplay is None else autoplay,
+            proven_lost=meta.proven_lost if proven_lost is None else proven_lost,
+            autoplay=meta.autoplay if autoplay is None else autoplay,
         )
-
-    def changed_json(
-        self, view: game_pb2.PlayerView, record: GameRecord, open_deal: str | None = None
-    ) -> shapes.Game:
-        """The game's JSON after a change of its position (the next version): a proof of
-        loss of the position before does not carry over; `open_deal` as the change
-        leaves it (the loaded one by default)."""
-        loaded = self.loaded
-        return views.game_json(
-            self.id,
-            self.version + 1,
-            view,
-            loaded.open_deal if open_deal is None else open_deal,
-            record=self.record_json(record),
-            autoplay=loaded.autoplay,
-        )
-
-    @property
-    def state(self) -> game_pb2.SealedState:
-        """The sealed state read (for undo, the checkpoint to replay from), as the
-        engine takes it."""
-        return game_pb2.SealedState.FromString(self.loaded.state)
 
 
 @dataclass(slots=True)
@@ -172,6 +166,8 @@ class Games:
     outbox: OutboxStore | None = None
     # The time of a change, in milliseconds since the epoch (the records' clock).
     clock: Callable[[], int] = now_ms
+    # When the searches made ahead may run (every game served says it is not now).
+    spare: SpareTime = field(default_factory=SpareTime)
     # The engine's variant ids, once asked (they do not change while the engine runs).
     _variant_ids: frozenset[str] = frozenset()
 
@@ -184,28 +180,35 @@ class Games:
             raise ProblemError("unknown-variant", f"there is no variant {variant!r}")
 
     async def owned(
+        self, game_id: str, token: str, *, read_only: bool = False
+    ) -> OwnedGame[Loaded]:
+        """The game with its current state for the owner of `token` (see `opened`)."""
+        return await self.opened(game_id, token, self.store.load, read_only=read_only)
+
+    async def opened(
         self,
         game_id: str,
         token: str,
-        load: Load | None = None,
+        load: Load[L],
         idempotency_key: str = "",
         *,
         read_only: bool = False,
-    ) -> OwnedGame:
-        """The game, read by `load` (the store's plain load by default) for the owner
-        of `token`: invalid-token or expired-token (before anything is read),
-        unknown-game, or bad-token. `read_only`: a read a share token may make too."""
+    ) -> OwnedGame[L]:
+        """The game, read by `load` for the owner of `token`: invalid-token or
+        expired-token (before anything is read), unknown-game, or bad-token.
+        `read_only`: a read a share token may make too."""
+        self.spare.served.set()
         known_id(game_id)
-        if shares.is_share_token(token):
+        shared = shares.is_share_token(token)
+        if shared:
             self.check_share(game_id, token, read_only)
-            player = None
-        else:
-            player = self.player_of(token)
-        loaded = await (load or self.store.load)(game_id, idempotency_key)
+        player = None if shared else self.player_of(token)
+        loaded = await load(game_id, idempotency_key)
         if loaded is None:
             raise unknown_game(game_id)
-        if player is not None or not shares.is_share_token(token):
-            authorise(token, player, loaded.owner, loaded.token_digest)
+        if not shared:
+            meta = loaded.meta
+            authorise(token, player, meta.owner, meta.token_digest)
         return OwnedGame.of(game_id, loaded)
 
     def check_share(self, game_id: str, token: str, read_only: bool) -> None:
@@ -226,6 +229,26 @@ class Games:
         if self.players is None:
             raise ProblemError("invalid-token", "this gateway keeps no players")
         return self.players.verify(token).player_id
+
+    async def replay(self, state: game_pb2.SealedState, moves: list[str]) -> GameReply:
+        """The state after `moves` from `state` (a history the gateway stored): one
+        engine call, or a few for a history longer than the engine takes in one batch."""
+        batch = self.replay_batch
+        reply = await self.ask(self.engine.apply_moves(state, moves[:batch]))
+        for start in range(batch, len(moves), batch):
+            reply = await self.ask(
+                self.engine.apply_moves(reply.state, moves[start : start + batch])
+            )
+        return reply
+
+    async def shown_deal(self, game_id: str) -> str | None:
+        """The deal number the engine shows in the game's current view: a random deal's
+        once the game is over (the store cannot read it inside the sealed state)."""
+        loaded = await self.store.load(game_id)
+        if loaded is None:
+            raise unknown_game(game_id)
+        state = game_pb2.SealedState.FromString(loaded.state)
+        return (await self.ask(self.engine.player_view(state))).deal or None
 
     async def announce(self, game_id: str) -> None:
         """Names the game among those whose outbox waits (its script wrote an entry).

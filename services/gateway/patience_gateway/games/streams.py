@@ -8,13 +8,12 @@ import secrets
 
 from solitaire.v1 import game_pb2
 
-from patience_gateway.games import views
-from patience_gateway.games.deps import Games, OwnedGame, known_id, unknown_game
-from patience_gateway.games.replies import Reply, json_bytes
+from patience_gateway.games.answers import Reply, json_bytes
+from patience_gateway.games.service import Games, OwnedGame, known_id, unknown_game
 from patience_gateway.games.shapes import StreamTicket
 from patience_gateway.problems import ProblemError
-from patience_gateway.storage.outcomes import Outcome
-from patience_gateway.storage.records import StreamStart
+from patience_gateway.storage.events import StreamStart
+from patience_gateway.storage.writes import Outcome
 
 # How long a stream ticket may wait to be used (it opens one stream).
 STREAM_TICKET_SECONDS = 60
@@ -75,13 +74,5 @@ async def view_body(games: Games, game_id: str, version: int, state: bytes) -> b
     if loaded is None:
         return None
     game = OwnedGame.of(game_id, loaded)
-    body = views.game_json(
-        game_id,
-        version,
-        view,
-        loaded.open_deal,
-        record=game.record_json(),
-        proven_lost=loaded.proven_lost and loaded.version == version,
-        autoplay=loaded.autoplay,
-    )
-    return json_bytes(body)
+    proven_lost = game.meta.proven_lost and game.version == version
+    return json_bytes(game.view_json(view, version=version, proven_lost=proven_lost))

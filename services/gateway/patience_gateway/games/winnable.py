@@ -11,7 +11,7 @@ quickly, so deals are tried one after another, each within a small budget
 Pools (`storage.winnable_pools`) hold up to WINNABLE_POOL_SIZE proven states per variant
 and options. The pools to keep full are every variant without options, and any variant
 and options asked for. One gateway process at a time refills them (`PoolRefill`): the
-one holding the lock.
+one holding the lock, in its spare time (`spare_time`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import contextlib
 import logging
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from google.protobuf.message import DecodeError
@@ -29,6 +29,7 @@ from patience_contract.client import EngineClient, EngineError, EngineUnavailabl
 from solitaire.v1 import engine_pb2, game_pb2
 
 from patience_gateway.games.engine_errors import engine_problem, search_problem
+from patience_gateway.games.spare_time import SpareTime
 from patience_gateway.problems import ProblemError
 from patience_gateway.storage.failures import STORAGE_DOWN
 from patience_gateway.storage.winnable_pools import WinnablePools, pool_name
@@ -185,11 +186,18 @@ class PoolRefill:
     at the pools every REFILL_PAUSE_SECONDS."""
 
     def __init__(
-        self, deals: WinnableDeals, engine: EngineClient, *, on_added: Added = _unheard
+        self,
+        deals: WinnableDeals,
+        engine: EngineClient,
+        *,
+        on_added: Added = _unheard,
+        spare: SpareTime | None = None,
     ) -> None:
         self.deals = deals
         self.engine = engine
         self.on_added = on_added
+        # when the searches may run (None: at once)
+        self.spare = spare
         self.pools = deals.pools
         self.token = secrets.token_hex(8)
 
@@ -258,10 +266,20 @@ class PoolRefill:
         deadline = time.monotonic() + REFILL_TURN_SECONDS
         while await self.pools.size(name) < self.deals.settings.size_of(name):
             try:
-                game = await self.deals.search(variant, options, deadline - time.monotonic())
+                game = await self._search(variant, options, deadline)
             except ProblemError as problem:
                 log.debug("winnable pool %s: the turn ends: %s", name, problem.detail)
                 return problem.kind.code == "no-winnable-deal"
             await self.pools.put(name, game.state.SerializeToString())
             self.on_added(variant)
         return True
+
+    async def _search(
+        self, variant: str, options: list[str], deadline: float
+    ) -> engine_pb2.NewGameResponse:
+        """A winnable deal searched until `deadline`, in spare time when told."""
+
+        def search() -> Awaitable[engine_pb2.NewGameResponse]:
+            return self.deals.search(variant, options, deadline - time.monotonic())
+
+        return await (search() if self.spare is None else self.spare.run(search))

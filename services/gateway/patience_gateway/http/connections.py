@@ -3,7 +3,7 @@ are in use: sampled every few seconds into the process's gauges (`http.metrics`)
 `/metrics` sums over the live workers.
 
 Redis: redis-py's pool (`get_connection_count`), and the connections the move scripts'
-speed path keeps of its own (`speed.scripts.NodeScripts.connection_count`). A Redis
+speed path keeps of its own (`speed.node_runners.NodeRunner.connection_count`). A Redis
 Cluster client says nothing of its nodes' connections, so on a cluster there is no
 Redis figure. PostgreSQL: psycopg_pool's `get_stats`.
 """

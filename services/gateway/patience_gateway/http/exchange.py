@@ -1,6 +1,6 @@
-"""What the routes take from the request and the app: the game operations' dependencies
-(`games.deps.Games`, one per app), the owner token, and how an operation's reply is
-sent.
+"""A route's exchange: what it takes from the request and the app (the game
+operations' dependencies, `games.service.Games`, one per app; the owner token), and how
+an operation's reply is sent.
 
 The routes read their headers from the request itself instead of declaring them as
 FastAPI parameters: on the move path FastAPI's per-parameter resolution cost more than
@@ -13,9 +13,9 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from patience_gateway.games.deps import Games
-from patience_gateway.games.replies import Reply
+from patience_gateway.games.answers import Reply
 from patience_gateway.games.security import bearer_token
+from patience_gateway.games.service import Games
 from patience_gateway.players.service import Players
 from patience_gateway.records.service import Records
 

@@ -21,9 +21,9 @@ import orjson
 
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import repository
+from patience_gateway.records.answers import figures_json, summary_json
 from patience_gateway.records.record import GameRecord
 from patience_gateway.records.shapes import GameList, StatisticsShape
-from patience_gateway.records.views import figures_json, summary_json
 from patience_gateway.storage.database import Database, DatabaseUnavailable
 from patience_gateway.storage.store import GameStore
 
@@ -102,7 +102,8 @@ class Records:
         loaded = await self.store.peek(row.game_id)
         if loaded is None:
             return None
-        return GameRecord.read(loaded.record, loaded.hints, loaded.created)
+        meta = loaded.meta
+        return GameRecord.read(meta.record, meta.hints, meta.created)
 
     async def statistics(self, player_id: str) -> bytes:
         database = self._database()

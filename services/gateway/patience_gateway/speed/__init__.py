@@ -9,10 +9,10 @@ references only, which is the way to tell whether a fault lies in a speed path.
 - `moves.MoveFastPath`: POST /v1/games/{id}/moves answered from raw ASGI, without
   FastAPI's routing and parameter layers. Reference: the FastAPI route
   `http.routes.games.make_move` (the middleware is simply not installed).
-- `scripts.NodeScripts`: the Redis scripts of a single server run with a hand-made
-  EVALSHA on the client's own connections. Reference: `scripts.RedisPyScripts`, the
-  same through redis-py's public `Redis.evalsha`. (A Redis Cluster has no speed path:
-  `storage.cluster_scripts` serves it either way.)
+- `node_runners.NodeRunner`: the Redis scripts of a single server run with a hand-made
+  EVALSHA on the client's own connections. Reference: `node_runners.RedisPyRunner`,
+  the same through redis-py's public `Redis.evalsha`. (A Redis Cluster has no speed
+  path: `storage.runners.ClusterRunner` serves it either way.)
 
 The engine has a speed path of its own behind the same variable.
 """
@@ -24,9 +24,8 @@ from redis.asyncio.cluster import RedisCluster
 from starlette.middleware import Middleware
 
 from patience_gateway.speed.moves import MoveFastPath
-from patience_gateway.speed.scripts import NodeScripts, RedisPyScripts
-from patience_gateway.storage.cluster_scripts import ClusterScripts
-from patience_gateway.storage.runners import ReplicaWait, ScriptRunner
+from patience_gateway.speed.node_runners import NodeRunner, RedisPyRunner
+from patience_gateway.storage.runners import ClusterRunner, ReplicaWait, ScriptRunner
 
 
 def entrances(speed_paths: bool) -> list[Middleware]:
@@ -41,7 +40,7 @@ def script_runner(
     """What runs the game scripts on `redis`: on a single server the speed path or its
     reference; on a Redis Cluster its one runner."""
     if isinstance(redis, RedisCluster):
-        return ClusterScripts(redis, wait)
+        return ClusterRunner(redis, wait)
     if speed_paths:
-        return NodeScripts(redis.connection_pool, wait)
-    return RedisPyScripts(redis, wait)
+        return NodeRunner(redis.connection_pool, wait)
+    return RedisPyRunner(redis, wait)

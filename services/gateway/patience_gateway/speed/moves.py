@@ -7,7 +7,8 @@ own layers (routing, the content-type check, dependency solving, the endpoint
 wrappers) cost about as much as the gateway's work itself. This middleware answers
 such a request itself when its body is `application/json` that parses and validates
 as a `MoveRequest`, and then does exactly what the FastAPI route does: the same
-`move_response`, the same exception handlers, the same route in the scope for the
+change (`games.change.run` of a MOVE, its reply sent by `exchange.send`), the same
+exception handlers, the same route in the scope for the
 metrics. Anything else (another content type, an empty or unparseable body, a body of
 the wrong shape, a client that went away) is handed on to the FastAPI route unchanged,
 body included, so every error keeps its one implementation there. The route stays
@@ -27,9 +28,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from patience_gateway.games import change
 from patience_gateway.games.requests import MoveRequest
 from patience_gateway.http.bodies import duplicate_key
-from patience_gateway.http.routes.games import make_move, move_response, router
+from patience_gateway.http.exchange import send
+from patience_gateway.http.routes.games import make_move, router
 
 _PREFIX = "/v1/games/"
 _SUFFIX = "/moves"
@@ -162,14 +165,16 @@ class MoveFastPath:
         request = None if body is None else parse_move(body)
         if request is None:
             return None
-        return await move_response(
+        reply = await change.run(
             scope["app"].state.games,
+            change.MOVE,
             game_id,
+            headers.get(b"authorization"),
+            headers.get(b"if-match"),
+            headers.get(b"idempotency-key"),
             request,
-            authorization=headers.get(b"authorization"),
-            if_match=headers.get(b"if-match"),
-            idempotency_key=headers.get(b"idempotency-key"),
         )
+        return send(reply)
 
     def _handler_for(self, gateway: FastAPI, error: Exception) -> Handler | None:
         """The app's handler for `error`, found as Starlette's ExceptionMiddleware

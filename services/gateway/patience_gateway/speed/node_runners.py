@@ -1,16 +1,16 @@
-"""Running the game scripts on one Redis server: the speed path, `NodeScripts`, and its
-reference, `RedisPyScripts`; both are `storage.runners.ScriptRunner`s.
+"""Running the game scripts on one Redis server: the speed path, `NodeRunner`, and its
+reference, `RedisPyRunner`; both are `storage.runners.ScriptRunner`s.
 
 Speed path. Each game operation is one or two EVALSHA calls, and through
 `Redis.evalsha` redis-py wraps each in layers the gateway does not use (observability
 hooks, a retry wrapper with no retries, a pool lock). Measured by the bench
 (bench/README.md, "Redis script calls"): about 80 µs of client CPU per call here
 against about 130 µs through `Redis.evalsha`, with 16 concurrent callers. So
-`NodeScripts` keeps idle connections made by the client's own pool (same URL,
+`NodeRunner` keeps idle connections made by the client's own pool (same URL,
 credentials, database and timeouts) and talks to Redis over them with redis-py's
 public connection methods, still with its encoder and (hiredis) parser.
 
-A connection of `NodeScripts` goes back to the idle list only with nothing left to
+A connection of `NodeRunner` goes back to the idle list only with nothing left to
 read: a reply, error replies included, is read whole, and a connection whose send
 or read failed or was cancelled is disconnected (redis-py does that itself; done
 here again for any other error), so its next use connects afresh. A connection
@@ -18,7 +18,7 @@ that Redis closed while it was idle (a restart) is seen at once, its end of stre
 already read by the event loop, and is reconnected before use instead of failing
 the request that takes it.
 
-Reference. `RedisPyScripts` does the same through redis-py's public API only:
+Reference. `RedisPyRunner` does the same through redis-py's public API only:
 `Redis.evalsha`, `Redis.script_load` when Redis does not have the script, and a
 pipeline (one connection) for a change that waits for replicas.
 """
@@ -32,11 +32,11 @@ from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import NoScriptError, ResponseError
 
-from patience_gateway.storage.runners import ReplicaWait, Written, evalsha
+from patience_gateway.storage.runners import ReplicaWait, Written
 from patience_gateway.storage.scripts import Script
 
 
-class NodeScripts:
+class NodeRunner:
     """ScriptRunner for one Redis server, on connections made by `pool`."""
 
     def __init__(self, pool: ConnectionPool, wait: ReplicaWait | None = None) -> None:
@@ -51,11 +51,13 @@ class NodeScripts:
         return len(self._idle), self._in_use
 
     async def read(self, script: Script, keys: Sequence[bytes], args: Sequence[Any]) -> Any:
-        written = await self._call(script, evalsha(script, keys, args), None)
-        return written.reply
+        command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+        return (await self._call(script, command, None)).reply
 
     async def write(self, script: Script, keys: Sequence[bytes], args: Sequence[Any]) -> Written:
-        return await self._call(script, evalsha(script, keys, args), self._wait)
+        return await self._call(
+            script, ("EVALSHA", script.sha, len(keys), *keys, *args), self._wait
+        )
 
     async def _call(
         self, script: Script, command: tuple[Any, ...], wait: ReplicaWait | None
@@ -112,9 +114,9 @@ class NodeScripts:
             await connection.disconnect()
 
 
-class RedisPyScripts:
+class RedisPyRunner:
     """ScriptRunner for one Redis server through redis-py's public API: the reference
-    `NodeScripts` must equal."""
+    `NodeRunner` must equal."""
 
     def __init__(self, redis: Redis, wait: ReplicaWait | None = None) -> None:
         self._redis = redis
@@ -145,7 +147,7 @@ class RedisPyScripts:
         """The script and WAIT on one connection (a pipeline without a transaction);
         error replies are returned, not raised."""
         async with self._redis.pipeline(transaction=False) as pipeline:
-            pipeline.execute_command(*evalsha(script, keys, args))
+            pipeline.execute_command("EVALSHA", script.sha, len(keys), *keys, *args)
             pipeline.execute_command(*wait.command())
             reply, acked = await pipeline.execute(raise_on_error=False)
         return reply, acked

@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
@@ -27,7 +28,6 @@ from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import RedisError
 
 from patience_gateway.storage.keys import events_key
-from patience_gateway.storage.records import GameEventEntry
 
 log = logging.getLogger("patience_gateway")
 
@@ -40,7 +40,30 @@ CLUSTER_POLL_SECONDS = 0.05
 RECONNECT_SECONDS = 0.5
 
 
-GameEvent = GameEventEntry
+@dataclass(frozen=True, slots=True)
+class GameEvent:
+    """A change as the scripts publish it and keep it: "<kind> <version>\n<body>"."""
+
+    kind: str
+    version: int
+    body: bytes
+
+    @classmethod
+    def decode(cls, entry: bytes) -> GameEvent:
+        head, _, body = entry.partition(b"\n")
+        kind, _, version = head.partition(b" ")
+        return cls(kind.decode(), int(version), body)
+
+
+@dataclass(frozen=True, slots=True)
+class StreamStart:
+    """What a stream reads when it opens: the game's version, its current state (for
+    a whole view) and its recent events, oldest first."""
+
+    version: int
+    state: bytes
+    recent: list[GameEvent]
+
 
 RESYNC = GameEvent("resync", 0, b"")
 CLOSING = GameEvent("closing", 0, b"")

@@ -51,6 +51,7 @@ def script_keys(game_id: str) -> list[bytes]:
     return [*game_keys(game_id), legacy_key(game_id), events_key(game_id), outbox_key(game_id)]
 
 
-def create_record_key(game_id: str) -> bytes:
-    """The record of a create sent with an Idempotency-Key (the game's hash tag)."""
+def created_answer_key(game_id: str) -> bytes:
+    """Where a create sent with an Idempotency-Key keeps its answer (the game's hash
+    tag)."""
     return f"game:{{{game_id}}}:created".encode()

@@ -49,8 +49,8 @@ class Script:
 
 
 # What every read of a game starts with: the time to live, the upgrade of the earlier
-# layout, the idempotency record, the metadata.
-_READ = ("_touch", "_upgrade", "_record", "_meta")
+# layout, the answer kept for an Idempotency-Key, the metadata.
+_READ = ("_touch", "_upgrade", "_answer", "_meta")
 
 LOAD_STATE = Script.joined(*_READ, "load_state")
 LOAD_FOR_UNDO = Script.joined(*_READ, "load_for_undo")
@@ -58,18 +58,16 @@ LOAD_FOR_REDO = Script.joined(*_READ, "load_for_redo")
 LOAD_HISTORY = Script.joined(*_READ, "load_history")
 AFTER_HINT = Script.joined("after_hint")
 TOUCH = Script.joined("_touch", "touch_game")
-LOAD_CREATE_RECORD = Script.joined("load_create_record")
 CREATE = Script.joined("_outbox", "create")
 DELETE = Script.joined("_touch", "_upgrade", "_meta", "_events", "_outbox", "delete")
-END_GAME = Script.joined("_touch", "_events", "_outbox", "end_game")
-CLAIM = Script.joined("_touch", "_events", "_outbox", "claim")
 ISSUE_TICKET = Script.joined("issue_ticket")
 OPEN_STREAM = Script.joined("open_stream")
-SET_SETTINGS = Script.joined("_touch", "_events", "set_settings")
 
-# The compare-and-set writes: the check, the step itself, then the commit.
+# The compare-and-set writes, one per kind of step (`writes.Step`): the check, the step
+# itself, then the commit.
 _CHECK = ("_touch", "_cas_check")
 _COMMIT = ("_events", "_outbox", "_cas_commit")
-COMMIT_MOVE = Script.joined(*_CHECK, "_forward", "commit_move", *_COMMIT)
+COMMIT_NEW = Script.joined(*_CHECK, "_forward", "commit_new", *_COMMIT)
 COMMIT_UNDO = Script.joined(*_CHECK, "commit_undo", *_COMMIT)
 COMMIT_REDO = Script.joined(*_CHECK, "_forward", "commit_redo", *_COMMIT)
+COMMIT_NONE = Script.joined(*_CHECK, *_COMMIT)

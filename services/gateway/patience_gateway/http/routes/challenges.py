@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from patience_gateway.games import shapes
 from patience_gateway.games.challenges import Challenges
-from patience_gateway.http.deps import client_of, players_of, send, token_of
+from patience_gateway.http.exchange import client_of, players_of, send, token_of
 from patience_gateway.http.openapi import ETAG_HEADER, LOCATION_HEADER, PLAYER_SCHEME, ok, problems
 from patience_gateway.http.routes.games import GameId
 

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Path, Query, Request
 from starlette.responses import Response
 
 from patience_gateway.games.daily import DailyDeals
-from patience_gateway.http.deps import games_of, players_of, send, token_of
+from patience_gateway.http.exchange import games_of, players_of, send, token_of
 from patience_gateway.http.openapi import ETAG_HEADER, LOCATION_HEADER, PLAYER_SCHEME, ok, problems
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import days

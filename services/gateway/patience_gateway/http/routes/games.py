@@ -1,9 +1,9 @@
 """/v1/games: play, undo, redo, read, create, history, delete.
 
 Each route hands its request to a game operation (`games.create`, `games.read`,
-`games.change`) and sends its reply; the headers are read as `deps` says. Routes are
-declared hot first: the router tries them in order. Most moves do not even reach the
-router: the move speed path (`speed.moves`) answers them with `move_response`, and
+`games.change`) and sends its reply; the headers are read as `exchange` says. Routes
+are declared hot first: the router tries them in order. Most moves do not even reach
+the router: the move speed path (`speed.moves`) answers them as `make_move` does, and
 this route is its reference (what answers when PATIENCE_SPEED_PATHS is off).
 """
 
@@ -15,12 +15,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query, Request
 from starlette.responses import Response
 
-from patience_gateway.games import change, create, ending, read, replays, results, shapes
-from patience_gateway.games.deps import Games
-from patience_gateway.games.replies import Reply
+from patience_gateway.games import change, create, read, replays, results, shapes
 from patience_gateway.games.requests import GamePatch, MoveRequest, NewGameRequest
 from patience_gateway.games.security import bearer_token
-from patience_gateway.http.deps import games_of, send, token_of
+from patience_gateway.http.exchange import games_of, send, token_of
 from patience_gateway.http.openapi import (
     ENTITY_TAGS_SCHEMA,
     ETAG_HEADER,
@@ -108,30 +106,25 @@ def _owned(*headers: dict[str, Any]) -> dict[str, Any]:
     openapi_extra=_owned(_IF_MATCH, _IDEMPOTENCY_KEY),
 )
 async def make_move(request: Request, game_id: GameId, body: MoveRequest) -> Response:
-    headers = request.headers
-    return await move_response(
-        games_of(request),
-        game_id,
-        body,
-        authorization=headers.get("authorization"),
-        if_match=headers.get("if-match"),
-        idempotency_key=headers.get("idempotency-key"),
-    )
+    return await _change(request, game_id, change.MOVE, body)
 
 
-async def move_response(
-    games: Games,
-    game_id: str,
-    body: MoveRequest,
-    *,
-    authorization: str | None,
-    if_match: str | None,
-    idempotency_key: str | None,
+async def _change(
+    request: Request, game_id: str, kind: change.Kind[Any], body: Any = None
 ) -> Response:
-    """What the move route answers; the move speed path (`speed.moves`) answers the
-    ordinary requests of this route with it too, without FastAPI's layers."""
-    token = bearer_token(authorization)
-    return send(await change.move(games, game_id, token, body, if_match, idempotency_key))
+    """The change of `kind` (the headers as every change reads them: Authorization,
+    If-Match, Idempotency-Key)."""
+    headers = request.headers
+    reply = await change.run(
+        games_of(request),
+        kind,
+        game_id,
+        headers.get("authorization"),
+        headers.get("if-match"),
+        headers.get("idempotency-key"),
+        body,
+    )
+    return send(reply)
 
 
 HistoryRoute = Callable[[Request, str], Awaitable[Response]]
@@ -154,26 +147,11 @@ def _history_step_route(
     )
 
 
-HistoryStep = Callable[[Games, str, str, str | None, str | None], Awaitable[Reply]]
-
-
-async def _take_history_step(request: Request, game_id: str, step: HistoryStep) -> Response:
-    headers = request.headers
-    reply = await step(
-        games_of(request),
-        game_id,
-        token_of(request),
-        headers.get("if-match"),
-        headers.get("idempotency-key"),
-    )
-    return send(reply)
-
-
 @_history_step_route(
     "undo", shapes.Game, "Take back the last move", "The move was taken back; the new view."
 )
 async def undo(request: Request, game_id: GameId) -> Response:
-    return await _take_history_step(request, game_id, change.undo)
+    return await _change(request, game_id, change.UNDO)
 
 
 @_history_step_route(
@@ -183,7 +161,7 @@ async def undo(request: Request, game_id: GameId) -> Response:
     "The move was made again; the new view.",
 )
 async def redo(request: Request, game_id: GameId) -> Response:
-    return await _take_history_step(request, game_id, change.redo)
+    return await _change(request, game_id, change.REDO)
 
 
 @router.post(
@@ -206,7 +184,7 @@ async def redo(request: Request, game_id: GameId) -> Response:
     openapi_extra=_owned(_IF_MATCH, _IDEMPOTENCY_KEY),
 )
 async def autoplay(request: Request, game_id: GameId) -> Response:
-    return await _take_history_step(request, game_id, change.autoplay)
+    return await _change(request, game_id, change.AUTOPLAY)
 
 
 @router.get(
@@ -314,10 +292,7 @@ async def create_game(request: Request, body: NewGameRequest) -> Response:
     openapi_extra=_owned(_IF_MATCH),
 )
 async def patch_game(request: Request, game_id: GameId, body: GamePatch) -> Response:
-    reply = await change.patch(
-        games_of(request), game_id, token_of(request), body, request.headers.get("if-match")
-    )
-    return send(reply)
+    return await _change(request, game_id, change.SETTINGS, body)
 
 
 @_history_step_route(
@@ -327,7 +302,7 @@ async def patch_game(request: Request, game_id: GameId, body: GamePatch) -> Resp
     "The game is at its deal again (one change: undo takes it back); the new view.",
 )
 async def restart(request: Request, game_id: GameId) -> Response:
-    return await _take_history_step(request, game_id, change.restart)
+    return await _change(request, game_id, change.RESTART)
 
 
 @router.post(
@@ -344,10 +319,7 @@ async def restart(request: Request, game_id: GameId) -> Response:
     openapi_extra=_owned(_IF_MATCH),
 )
 async def resign(request: Request, game_id: GameId) -> Response:
-    reply = await ending.resign(
-        games_of(request), game_id, token_of(request), request.headers.get("if-match")
-    )
-    return send(reply)
+    return await _change(request, game_id, change.RESIGN)
 
 
 @router.post(
@@ -366,7 +338,7 @@ async def resign(request: Request, game_id: GameId) -> Response:
     openapi_extra={"security": [{PLAYER_SCHEME: []}]},
 )
 async def claim(request: Request, game_id: GameId, body: ClaimRequest) -> Response:
-    reply = await ending.claim(games_of(request), game_id, token_of(request), body.token)
+    reply = await change.claim(games_of(request), game_id, token_of(request), body.token)
     return send(reply)
 
 
@@ -381,7 +353,7 @@ async def claim(request: Request, game_id: GameId, body: ClaimRequest) -> Respon
     openapi_extra=_owned(),
 )
 async def share(request: Request, game_id: GameId) -> Response:
-    return send(await ending.share(games_of(request), game_id, token_of(request)))
+    return send(await read.share(games_of(request), game_id, token_of(request)))
 
 
 @router.get(

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Query, Request
 from starlette.responses import Response
 
 from patience_gateway.games.shapes import JsonWebKeySet
-from patience_gateway.http.deps import client_of, players_of, records_of, token_of
+from patience_gateway.http.exchange import client_of, players_of, records_of, token_of
 from patience_gateway.http.openapi import PLAYER_SCHEME, ok, problems
 from patience_gateway.players.requests import LinkRequest, NewPlayer, PlayerPatch, RefreshRequest
 from patience_gateway.players.shapes import LinkCodeShape, PlayerShape, SessionShape

@@ -21,13 +21,19 @@ from starlette.responses import Response
 
 from patience_gateway.games import shapes
 from patience_gateway.games import streams as game_streams
-from patience_gateway.games.deps import Games
-from patience_gateway.http.deps import games_of, send, token_of
+from patience_gateway.games.service import Games
+from patience_gateway.http.exchange import games_of, send, token_of
 from patience_gateway.http.openapi import PLAYER_SCHEME, TICKET_SCHEME, TOKEN_SCHEME, problems
 from patience_gateway.http.routes.games import GameId
 from patience_gateway.problems import ProblemError
-from patience_gateway.storage.events import CLOSING, RESYNC, EventHub, GameEvent, Listener
-from patience_gateway.storage.records import StreamStart
+from patience_gateway.storage.events import (
+    CLOSING,
+    RESYNC,
+    EventHub,
+    GameEvent,
+    Listener,
+    StreamStart,
+)
 
 router = APIRouter(prefix="/v1/games", tags=["games"])
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Request
 from starlette.responses import Response
 
 from patience_gateway.games import shapes, variants
-from patience_gateway.http.deps import games_of, send
+from patience_gateway.http.exchange import games_of, send
 from patience_gateway.http.openapi import problems
 
 router = APIRouter(prefix="/v1/variants", tags=["variants"])

@@ -1,8 +1,10 @@
 -- The end of the compare-and-set writes (see _cas_check.lua): the new version, the
 -- idempotency record, the time to live and the event.
 local nv = tostring(tonumber(v) + 1)
-redis.call('HSET', KEYS[1], 'version', nv, 'status', ARGV[3])
-if #ARGV > 12 then redis.call('HSET', KEYS[1], unpack(ARGV, 13)) end
+redis.call('HSET', KEYS[1], 'version', nv)
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'status', ARGV[3]) end
+if ARGV[14] == '1' and f[4] == v then redis.call('HSET', KEYS[1], 'lost', nv) end
+if #ARGV > 14 then redis.call('HSET', KEYS[1], unpack(ARGV, 15)) end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[5], ARGV[6])
   if redis.call('RPUSH', KEYS[6], ARGV[5]) > tonumber(ARGV[7]) then

@@ -1,4 +1,4 @@
--- Undo from position p to p - 1: the last move goes to the front of the redo list.
+-- Undo from position p to p - 1: the last step goes to the front of the undone ones.
 -- The state at p goes, checkpoint or not; at a multiple of K the checkpoint there
 -- is the state at p - 1 already.
 local p = redis.call('LLEN', KEYS[3])

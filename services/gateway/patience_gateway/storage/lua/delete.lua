@@ -2,7 +2,7 @@
 -- command, an entry for the outbox ('' for none: a player's game that had not ended
 -- ends as abandoned). Returns {'ok'}, {'gone'} or {'stale', version}. The outbox stays
 -- until it is drained.
-local f = meta({'version'})
+local f = meta({})
 if not f then return {'gone'} end
 if ARGV[1] ~= '' and f[1] ~= ARGV[1] then return {'stale', f[1]} end
 to_outbox(ARGV[4])
