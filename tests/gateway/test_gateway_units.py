@@ -10,9 +10,15 @@ import time
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from patience_gateway.games.change import check_idempotency_key, fingerprint
+from patience_gateway.games.change import fingerprint
 from patience_gateway.games.create import deal_text
-from patience_gateway.games.preconditions import etag, matches, none_match, require_match
+from patience_gateway.games.preconditions import (
+    check_idempotency_key,
+    etag,
+    matches,
+    none_match,
+    require_match,
+)
 from patience_gateway.games.requests import MoveRequest
 from patience_gateway.games.security import (
     GAME_ID,
@@ -206,12 +212,12 @@ def test_keys_share_one_hash_tag() -> None:
     # the scripts also name the earlier layout's hash, to upgrade a game kept in it, the
     # recent events (a list, and the channel of the same name they are published on), and
     # the outbox (what a player's records have still to learn of the game)
-    assert script_keys("abc") == [
+    assert script_keys("abc") == (
         *keys,
         b"game:{abc}:data",
         b"game:{abc}:events",
         b"game:{abc}:outbox",
-    ]
+    )
 
 
 def test_ids_and_tokens() -> None:

@@ -19,8 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
-from patience_gateway.games.change import check_idempotency_key
-from patience_gateway.games.preconditions import check_tags
+from patience_gateway.games.preconditions import check_idempotency_key, check_tags
 from patience_gateway.games.requests import MoveRequest
 from patience_gateway.http.openapi import ENTITY_TAGS_SCHEMA
 from patience_gateway.problems import KINDS, ProblemError

@@ -39,7 +39,12 @@ from solitaire.v1 import engine_pb2, game_pb2
 from patience_gateway.games import answers
 from patience_gateway.games.answers import Reply, json_bytes
 from patience_gateway.games.enums import MOVE_KIND
-from patience_gateway.games.preconditions import check_tags, etag, require_match
+from patience_gateway.games.preconditions import (
+    check_idempotency_key,
+    check_tags,
+    etag,
+    require_match,
+)
 from patience_gateway.games.requests import GamePatch, MoveRequest, NotationMove
 from patience_gateway.games.security import bearer_token, check_token
 from patience_gateway.games.service import Games, L, Load, OwnedGame, known_id, unknown_game
@@ -54,12 +59,11 @@ from patience_gateway.storage.writes import Commit, CommitResult, Outcome, Step
 
 log = logging.getLogger("patience_gateway")
 
-MAX_IDEMPOTENCY_KEY = 255
 STEP_SEPARATOR = ","
 # A restart's step: the game back at its deal. Replaying a history, the moves before
 # the last restart lead nowhere: the game goes on from the deal.
 RESTART_STEP = "restart"
-_ENDS = {answers.WON: game_record.WON, answers.STUCK: game_record.STUCK}
+_ENDS = {game_pb2.GAME_STATUS_WON: game_record.WON, game_pb2.GAME_STATUS_STUCK: game_record.STUCK}
 
 
 def moves_of(steps: Iterable[bytes | str]) -> list[str]:
@@ -77,17 +81,6 @@ def step_of(applied: Iterable[game_pb2.Move]) -> str:
 
 
 # ---------------------------------------------------------------------- Idempotency-Keys
-
-
-def check_idempotency_key(key: str | None) -> str:
-    """The key ("" for none), or malformed-header."""
-    if key is None:
-        return ""
-    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
-        raise ProblemError(
-            "malformed-header", "Idempotency-Key must be 1..255 printable ASCII characters"
-        )
-    return key
 
 
 def fingerprint(operation: str, request: MoveRequest | None) -> str:
@@ -135,7 +128,7 @@ def next_record(
     else:
         record = game.record.changed(kind, now_ms)
     if view is not None:
-        ending = _ENDS.get(answers.status_name(view.status))
+        ending = _ENDS.get(view.status)
         if ending is not None:
             record = record.ended(ending, now_ms)
     return record
@@ -203,7 +196,7 @@ Make = Callable[[Games, OwnedGame[L], Any], Awaitable[Made | Reply]]
 def refuse_if_given_up(record: GameRecord) -> None:
     """A game resigned or abandoned takes no more changes (a game won or stuck does:
     an undo may look back, though its record no longer changes)."""
-    if record.given_up:
+    if record.outcome in game_record.GIVEN_UP:
         raise ProblemError(
             "game-over", f"the game ended ({record.outcome}): it takes no more changes"
         )
@@ -256,18 +249,16 @@ async def _commit(
 ) -> tuple[CommitResult, bytes, bytes]:
     """Writes what `made` says if the game is still at the version read: the result,
     the answer's body and the outbox entry written."""
-    payload = json_bytes(made.body)
     view = made.view
+    payload = json_bytes(made.body)
+    status = answers.status_name(view.status) if made.step is not Step.NONE else ""
     meta = dict(made.meta)
     if made.record != game.record:
         meta["record"] = made.record.encode()
-    status = ""
-    if made.step is not Step.NONE:
-        status = answers.status_name(view.status)
-        if status in answers.OVER and view.deal:
-            # The engine shows a random deal's number at its end: the store keeps it
-            # (the sealed state does not let it read it) for the history and for undo.
-            meta["deal"] = view.deal
+    if status in answers.OVER and view.deal:
+        # The engine shows a random deal's number at its end: the store keeps it (the
+        # sealed state does not let it read it) for the history and for undo.
+        meta["deal"] = view.deal
     entry = made.entry
     if entry is None:
         open_deal = game.meta.open_deal if made.open_deal is None else made.open_deal
@@ -357,8 +348,9 @@ def _engine_move(request: MoveRequest) -> str | game_pb2.Move:
 
 
 async def _move(games: Games, game: OwnedGame[Loaded], request: MoveRequest) -> Made:
+    move = _engine_move(request)
     try:
-        reply: GameReply = await games.engine.apply_move(game.state, _engine_move(request))
+        reply: GameReply = await games.engine.apply_move(game.state, move)
     except EngineError as error:
         problem = games.client_problem(error)
         if problem.status == 422:  # the game is as it was: its version, to retry from

@@ -20,13 +20,14 @@ from solitaire.v1 import engine_pb2, game_pb2
 
 from patience_gateway.games import answers
 from patience_gateway.games.answers import Reply, created_headers, json_bytes
-from patience_gateway.games.change import check_idempotency_key, facts_of, started_entry
+from patience_gateway.games.change import facts_of, started_entry
 from patience_gateway.games.create_once import (
     CREATED_ANSWER_SECONDS,
     CreateOnce,
     UnreadableAnswer,
     create_fingerprint,
 )
+from patience_gateway.games.preconditions import check_idempotency_key
 from patience_gateway.games.requests import NewGameRequest
 from patience_gateway.games.security import new_game_id, new_token, token_digest
 from patience_gateway.games.service import Games, OwnedGame

@@ -1,4 +1,5 @@
-"""Versions as strong ETags, and the If-Match / If-None-Match headers.
+"""Versions as strong ETags, the If-Match / If-None-Match headers, and the form of an
+Idempotency-Key.
 
 Both headers are parsed strictly before anything else is read: a list of at most
 MAX_HEADER_CHARS characters whose elements are `*`, an entity tag (`"7"`, `W/"7"`;
@@ -15,9 +16,21 @@ import re
 from patience_gateway.problems import ProblemError
 
 MAX_HEADER_CHARS = 1024
+MAX_IDEMPOTENCY_KEY = 255
 MAX_VERSION_DIGITS = 18
 _ELEMENT = re.compile(r'\*|[0-9]+|(?:W/)?"[\x21\x23-\x7e]*"')
 _VERSION = re.compile(rf"[0-9]{{1,{MAX_VERSION_DIGITS}}}")
+
+
+def check_idempotency_key(key: str | None) -> str:
+    """The key ("" for none), or malformed-header."""
+    if key is None:
+        return ""
+    if not 1 <= len(key) <= MAX_IDEMPOTENCY_KEY or not key.isascii() or not key.isprintable():
+        raise ProblemError(
+            "malformed-header", "Idempotency-Key must be 1..255 printable ASCII characters"
+        )
+    return key
 
 
 def etag(version: int) -> str:

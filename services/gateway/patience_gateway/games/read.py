@@ -10,7 +10,8 @@ from patience_gateway.games import answers, shares
 from patience_gateway.games.answers import Reply, json_bytes
 from patience_gateway.games.change import moves_of
 from patience_gateway.games.preconditions import check_tags, etag, none_match
-from patience_gateway.games.service import Games, authorise, known_id, unknown_game
+from patience_gateway.games.security import authorise
+from patience_gateway.games.service import Games, known_id, unknown_game
 from patience_gateway.games.shapes import History
 from patience_gateway.problems import ProblemError
 from patience_gateway.records.record import GIVEN_UP, PROVEN_LOST

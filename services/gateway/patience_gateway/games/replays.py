@@ -18,7 +18,8 @@ from patience_gateway.games import answers, shares
 from patience_gateway.games.answers import Reply, json_bytes
 from patience_gateway.games.change import RESTART_STEP, moves_of
 from patience_gateway.games.preconditions import etag
-from patience_gateway.games.service import Games, authorise, known_id, unknown_game
+from patience_gateway.games.security import authorise
+from patience_gateway.games.service import Games, known_id, unknown_game
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import repository
 from patience_gateway.records.answers import record_json

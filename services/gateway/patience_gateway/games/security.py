@@ -62,3 +62,17 @@ def check_token(token: str, stored_digest: bytes) -> None:
     """Raise bad-token unless `token` is the game's token."""
     if not hmac.compare_digest(token_digest(token), stored_digest):
         raise ProblemError("bad-token", "this token does not own this game")
+
+
+def authorise(token: str, player: str | None, owner: str, token_digest: bytes) -> None:
+    """Lets the request touch the game, or raises bad-token: a player's game opens to its
+    player's access token only; an anonymous game to its own token only."""
+    if player is not None:
+        if player != owner:
+            raise ProblemError("bad-token", "this game is not this player's")
+        return
+    if owner:
+        raise ProblemError(
+            "bad-token", "this game belongs to a player: send the player's access token"
+        )
+    check_token(token, token_digest)

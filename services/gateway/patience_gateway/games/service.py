@@ -28,7 +28,7 @@ from patience_contract.client import EngineClient, EngineError, EngineUnavailabl
 from solitaire.v1 import game_pb2
 
 from patience_gateway.games import answers, engine_errors, shapes, shares
-from patience_gateway.games.security import GAME_ID, check_token
+from patience_gateway.games.security import GAME_ID, authorise
 from patience_gateway.games.spare_time import SpareTime
 from patience_gateway.games.winnable import WinnableDeals
 from patience_gateway.players.access_tokens import looks_like_access_token
@@ -75,17 +75,32 @@ def now_ms() -> int:
 
 @dataclass(frozen=True, slots=True)
 class OwnedGame(Generic[L]):
-    """A game loaded for its owner (as `loaded` by the operation's load), with its
-    record."""
+    """A game loaded for its owner (as `loaded` by the operation's load): its meta and
+    record, and `state`, the sealed state read (for undo, the checkpoint to replay
+    from) as the engine takes it."""
 
     id: str
     loaded: L
+    meta: GameMeta
     record: GameRecord
+    state: game_pb2.SealedState
+    version: int
+    owner: str
+    category: str
 
     @classmethod
     def of(cls, game_id: str, loaded: L) -> OwnedGame[L]:
         meta = loaded.meta
-        return cls(game_id, loaded, GameRecord.read(meta.record, meta.hints, meta.created))
+        return cls(
+            game_id,
+            loaded,
+            meta,
+            GameRecord.read(meta.record, meta.hints, meta.created),
+            game_pb2.SealedState.FromString(loaded.state),
+            meta.version,
+            meta.owner,
+            meta.category or RANDOM,
+        )
 
     @staticmethod
     def dealt(
@@ -93,29 +108,8 @@ class OwnedGame(Generic[L]):
     ) -> OwnedGame[Loaded]:
         """A game being created: at version 1, nothing stored yet."""
         meta = GameMeta(1, b"", owner, category, daily, "", False, False, None, None, None)
-        return OwnedGame(game_id, Loaded(meta, b""), record)
-
-    @property
-    def meta(self) -> GameMeta:
-        return self.loaded.meta
-
-    @property
-    def version(self) -> int:
-        return self.loaded.meta.version
-
-    @property
-    def owner(self) -> str:
-        return self.loaded.meta.owner
-
-    @property
-    def category(self) -> str:
-        return self.loaded.meta.category or RANDOM
-
-    @property
-    def state(self) -> game_pb2.SealedState:
-        """The sealed state read (for undo, the checkpoint to replay from), as the
-        engine takes it."""
-        return game_pb2.SealedState.FromString(self.loaded.state)
+        state = game_pb2.SealedState()
+        return OwnedGame(game_id, Loaded(meta, b""), meta, record, state, 1, owner, category)
 
     def record_json(self, record: GameRecord | None = None) -> RecordShape:
         """The view's `record`: the game's as read, or `record` (what a change makes
@@ -200,9 +194,11 @@ class Games:
         self.spare.served.set()
         known_id(game_id)
         shared = shares.is_share_token(token)
+        player = None
         if shared:
             self.check_share(game_id, token, read_only)
-        player = None if shared else self.player_of(token)
+        elif looks_like_access_token(token):
+            player = self.player_of(token)
         loaded = await load(game_id, idempotency_key)
         if loaded is None:
             raise unknown_game(game_id)
@@ -282,17 +278,3 @@ class Games:
     def search_problem(self, error: EngineError) -> ProblemError:
         """An engine error met by a search (Hint) on a stored state."""
         return engine_errors.search_problem(error, self.retry_after)
-
-
-def authorise(token: str, player: str | None, owner: str, token_digest: bytes) -> None:
-    """Lets the request touch the game, or raises bad-token: a player's game opens to its
-    player's access token only; an anonymous game to its own token only."""
-    if player is not None:
-        if player != owner:
-            raise ProblemError("bad-token", "this game is not this player's")
-        return
-    if owner:
-        raise ProblemError(
-            "bad-token", "this game belongs to a player: send the player's access token"
-        )
-    check_token(token, token_digest)

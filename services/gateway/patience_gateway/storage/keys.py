@@ -3,6 +3,7 @@ that on a Redis Cluster they share a slot and one script may touch them all."""
 
 from __future__ import annotations
 
+import functools
 from typing import NamedTuple
 
 
@@ -45,10 +46,11 @@ def outbox_key(game_id: str) -> bytes:
     return f"game:{{{game_id}}}:outbox".encode()
 
 
-def script_keys(game_id: str) -> list[bytes]:
+@functools.lru_cache(maxsize=4096)
+def script_keys(game_id: str) -> tuple[bytes, ...]:
     """KEYS of every script: the game's keys, the earlier layout's hash, the events,
-    the outbox."""
-    return [*game_keys(game_id), legacy_key(game_id), events_key(game_id), outbox_key(game_id)]
+    the outbox. Kept for the games used lately: a move names them twice."""
+    return (*game_keys(game_id), legacy_key(game_id), events_key(game_id), outbox_key(game_id))
 
 
 def created_answer_key(game_id: str) -> bytes:

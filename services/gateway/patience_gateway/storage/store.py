@@ -58,7 +58,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
 
 from redis import exceptions as redis_errors
@@ -195,7 +195,7 @@ class GameStore:
         """Close the connections the scripts ran on (not the client's own)."""
         await self._scripts.aclose()
 
-    async def _read(self, script: scripts.Script, keys: list[bytes], args: list[Any]) -> Any:
+    async def _read(self, script: scripts.Script, keys: Sequence[bytes], args: list[Any]) -> Any:
         """A read: the script's reply."""
         return await self._within_deadline(self._scripts.read(script, keys, args))
 
@@ -204,7 +204,7 @@ class GameStore:
         script: scripts.Script,
         game_id: str,
         args: list[Any],
-        keys: list[bytes] | None = None,
+        keys: Sequence[bytes] | None = None,
         *,
         confirmed: bool = True,
     ) -> tuple[Outcome, Any]:
