@@ -3,7 +3,7 @@
 A `JsonEnum` is the set of values a field takes. It gives the field its one named
 schema in the OpenAPI document (a `$ref`), it is what pydantic validates the field
 with, and for an enum of the engine it is read from the generated protobuf descriptor
-and names each protobuf number (`by_number`, for the views).
+and names each protobuf number (`by_number`, for the answers).
 
 A field is typed `Annotated[str, <JsonEnum>]`: the code that builds a body writes the
 plain strings that are sent, mypy checks the body's keys, and the document lists the
@@ -70,7 +70,7 @@ class JsonEnum:
 
     def by_number(self, unspecified: Unspecified) -> tuple[str | Unspecified, ...]:
         """The JSON value of each protobuf number, index 0 (unspecified) being
-        `unspecified`: a table the views index with the engine's numbers."""
+        `unspecified`: a table the answers index with the engine's numbers."""
         names: list[str | Unspecified] = [unspecified] * (max(self.numbers.values()) + 1)
         for text, number in self.numbers.items():
             names[number] = text

@@ -2,7 +2,7 @@
 descriptors): a value's JSON name is its protobuf name without the enum's prefix, in
 lower case (GAME_STATUS_PLAYING: `playing`, HINT_KIND_BEST_EFFORT: `best_effort`), with
 no exception; what stands for the unspecified value 0 where a view meets it is in
-`views`.
+`answers`.
 
 Each is one named schema in the OpenAPI document; the descriptions say what the values
 mean to a client.

@@ -1,10 +1,10 @@
 """The bodies of the game API's answers, written once.
 
-Each class is both the static type of the dicts `views` builds (mypy checks every key
+Each class is both the static type of the dicts `answers` builds (mypy checks every key
 they write) and the schema the OpenAPI document gives for the answer (FastAPI has
 pydantic write JSON Schema from these TypedDicts). Enum fields are plain strings
 whose values come from the engine's contract (`enums`). No answer is validated
-against them when sent: the views build them field by field, from the engine's
+against them when sent: `answers` builds them field by field, from the engine's
 PlayerView only.
 """
 

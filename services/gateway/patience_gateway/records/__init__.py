@@ -5,5 +5,5 @@
 - `entries`, `outbox`: what a player's records learn of a game, carried from the game's
   outbox in Redis to PostgreSQL exactly once, and the abandonment check;
 - `repository`: the `games` and `statistics` tables; `statistics`: the figures, as pure
-  functions; `service`, `views`, `shapes`: the list and statistics routes' answers.
+  functions; `service`, `answers`, `shapes`: the list and statistics routes' answers.
 """

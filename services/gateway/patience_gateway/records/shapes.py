@@ -1,6 +1,6 @@
 """The bodies of the records' answers, written once: the record every game view carries,
 a player's list of games and statistics. Each is both the static type of the dicts the
-views build and the schema of the OpenAPI document."""
+answers build and the schema of the OpenAPI document."""
 
 from __future__ import annotations
 
