@@ -356,10 +356,18 @@ async def _move(games: Games, game: OwnedGame[Loaded], request: MoveRequest) -> 
         if problem.status == 422:  # the game is as it was: its version, to retry from
             problem.headers["ETag"] = etag(game.version)
         raise problem from None
-    meta = game.meta
-    if meta.autoplay and reply.view.status == game_pb2.GAME_STATUS_PLAYING:
+    if game.meta.autoplay and reply.view.status == game_pb2.GAME_STATUS_PLAYING:
         reply = await _with_safe_moves(games, reply)
     record = next_record(game, MOVE.name, games.clock(), reply.view, reply.applied)
+    return _played(game, reply, record, Step.NEW, step_of(reply.applied))
+
+
+def _played(
+    game: OwnedGame[Any], reply: GameReply, record: GameRecord, step: Step, new_step: str = ""
+) -> Made:
+    """A move played, or played again (a redo): its answer, the move and the safe moves
+    played with it."""
+    meta = game.meta
     body = answers.move_result_json(
         game.id,
         game.version + 1,
@@ -368,7 +376,7 @@ async def _move(games: Games, game: OwnedGame[Loaded], request: MoveRequest) -> 
         record=game.record_json(record),
         autoplay=meta.autoplay,
     )
-    return Made(reply.view, body, record, Step.NEW, reply.state, step_of(reply.applied))
+    return Made(reply.view, body, record, step, reply.state, new_step)
 
 
 async def _with_safe_moves(games: Games, reply: GameReply) -> GameReply:
@@ -462,17 +470,7 @@ async def _redo(games: Games, game: OwnedGame[ForRedo], _: None) -> Made:
         reply = await games.ask(games.engine.apply_moves(game.state, []))
         return _back(game, reply, next_record(game, REDO.name, now), Step.REDO)
     reply = await games.ask(games.engine.apply_moves(game.state, moves_of([next_step])))
-    record = next_record(game, REDO.name, now, reply.view)
-    meta = game.meta
-    body = answers.move_result_json(
-        game.id,
-        game.version + 1,
-        reply,
-        meta.open_deal,
-        record=game.record_json(record),
-        autoplay=meta.autoplay,
-    )
-    return Made(reply.view, body, record, Step.REDO, reply.state)
+    return _played(game, reply, next_record(game, REDO.name, now, reply.view), Step.REDO)
 
 
 async def _restart(games: Games, game: OwnedGame[AtDeal], _: None) -> Made:

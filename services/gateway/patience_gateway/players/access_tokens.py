@@ -34,6 +34,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from patience_gateway.problems import ProblemError
+
 ACCESS_TOKEN_SECONDS: Final = 900
 ISSUER: Final = "patience-gateway"
 ALGORITHM: Final = "EdDSA"
@@ -41,15 +43,6 @@ TOKEN_TYPE: Final = "at+jwt"  # RFC 9068: a JWT used as an access token
 VERIFIED_CACHE_SIZE: Final = 10_000
 # A token presented a little before its `iat` (clocks of two gateways) still passes.
 LEEWAY_SECONDS: Final = 5
-
-
-class TokenRefused(Exception):
-    """An access token that does not open: `code` is the problem's code."""
-
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
 
 
 def key_id(public: Ed25519PublicKey) -> str:
@@ -151,12 +144,12 @@ class AccessTokens:
         return token, self.lifetime
 
     def verify(self, token: str, now: float | None = None) -> Claims:
-        """The claims of a token that opens, or TokenRefused."""
+        """The claims of a token that opens, or the problem that refuses it."""
         moment = time.time() if now is None else now
         known = self._verified.get(token)
         if known is not None:
             if known.expires_at <= moment:
-                raise TokenRefused("expired-token", "the access token has expired: refresh it")
+                raise ProblemError("expired-token", "the access token has expired: refresh it")
             return known
         claims = self._verify_signature(token, moment)
         self._verified[token] = claims
@@ -168,10 +161,10 @@ class AccessTokens:
         try:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError:
-            raise TokenRefused("invalid-token", "the access token is not a JWT") from None
+            raise ProblemError("invalid-token", "the access token is not a JWT") from None
         public = self.keys.public.get(str(header.get("kid", "")))
         if public is None or header.get("typ") != TOKEN_TYPE:
-            raise TokenRefused(
+            raise ProblemError(
                 "invalid-token", "the access token was not signed by this service's keys"
             )
         try:
@@ -184,13 +177,13 @@ class AccessTokens:
                 options={"require": ["exp", "iat", "sub", "iss"], "verify_exp": False},
             )
         except jwt.InvalidTokenError:
-            raise TokenRefused("invalid-token", "the access token does not verify") from None
+            raise ProblemError("invalid-token", "the access token does not verify") from None
         expires = payload["exp"]
         subject = payload["sub"]
         if not isinstance(expires, int) or not isinstance(subject, str) or not subject:
-            raise TokenRefused("invalid-token", "the access token does not verify")
+            raise ProblemError("invalid-token", "the access token does not verify")
         if expires <= moment:
-            raise TokenRefused("expired-token", "the access token has expired: refresh it")
+            raise ProblemError("expired-token", "the access token has expired: refresh it")
         return Claims(subject, expires)
 
 

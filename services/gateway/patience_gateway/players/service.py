@@ -19,7 +19,7 @@ from typing import Final
 import orjson
 
 from patience_gateway.players import repository, sessions
-from patience_gateway.players.access_tokens import AccessTokens, Claims, KeySet, TokenRefused
+from patience_gateway.players.access_tokens import AccessTokens, Claims, KeySet
 from patience_gateway.players.codes import new_code, normal_code, shown_code
 from patience_gateway.players.names import BadName, normalise_name
 from patience_gateway.players.repository import Player
@@ -75,10 +75,7 @@ class Players:
         """The claims of a player's access token, or the problem that refuses it."""
         if self.tokens is None:
             raise self._unconfigured()
-        try:
-            return self.tokens.verify(token)
-        except TokenRefused as refused:
-            raise ProblemError(refused.code, refused.detail) from None
+        return self.tokens.verify(token)
 
     def signing_keys(self) -> KeySet:
         """The keys that sign access tokens and results (503 without them)."""
@@ -167,10 +164,7 @@ class Players:
         await self.schema_ready()
         now = sessions.utc_now()
         async with database.transaction() as connection:
-            try:
-                rotation = await sessions.begin_rotation(connection, refresh_token, now)
-            except sessions.RefreshRefused as refused:
-                raise ProblemError(refused.code, refused.detail) from None
+            rotation = await sessions.begin_rotation(connection, refresh_token, now)
             if rotation.replay is not None:
                 return rotation.replay
             player = self._known(

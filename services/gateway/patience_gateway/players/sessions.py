@@ -27,18 +27,11 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from psycopg import AsyncConnection
 
+from patience_gateway.problems import ProblemError
+
 REFRESH_TOKEN_DAYS: Final = 90
 RETRY_SECONDS: Final = 60
 TOKEN_BYTES: Final = 32
-
-
-class RefreshRefused(Exception):
-    """A refresh token that does not open a session: `code` is the problem's code."""
-
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
 
 
 def new_refresh_token() -> str:
@@ -91,7 +84,7 @@ async def issue(connection: AsyncConnection, player_id: str, family_id: str, now
 
 async def begin_rotation(connection: AsyncConnection, token: str, now: datetime) -> Rotation:
     """Checks `token` and marks it used (the caller then issues the next one and calls
-    `keep_answer`, all in one transaction), or raises RefreshRefused. A reuse after the
+    `keep_answer`, all in one transaction), or raises the problem that refuses it. A reuse after the
     retry window revokes the family and commits that at once."""
     row = await (
         await connection.execute(
@@ -101,10 +94,10 @@ async def begin_rotation(connection: AsyncConnection, token: str, now: datetime)
         )
     ).fetchone()
     if row is None:
-        raise RefreshRefused("bad-refresh-token", "this refresh token is not known here")
+        raise ProblemError("bad-refresh-token", "this refresh token is not known here")
     player_id, family_id, expires_at, used_at, revoked_at, answer = row
     if revoked_at is not None:
-        raise RefreshRefused(
+        raise ProblemError(
             "bad-refresh-token", "this refresh token was revoked (signed out): sign in again"
         )
     if used_at is not None:
@@ -112,12 +105,12 @@ async def begin_rotation(connection: AsyncConnection, token: str, now: datetime)
             return Rotation(player_id, family_id, open_answer(token, answer))
         await revoke_family(connection, family_id, now)
         await connection.commit()
-        raise RefreshRefused(
+        raise ProblemError(
             "refresh-token-reused",
             "this refresh token was used before: every session of this device is revoked",
         )
     if expires_at <= now:
-        raise RefreshRefused("bad-refresh-token", "this refresh token has expired: sign in again")
+        raise ProblemError("bad-refresh-token", "this refresh token has expired: sign in again")
     await connection.execute(
         "UPDATE refresh_tokens SET used_at = %s WHERE token_hash = %s", (now, token_hash(token))
     )

@@ -139,12 +139,7 @@ class EventHub:
         try:
             if self._pubsub is None:
                 self._pubsub = self.redis.pubsub()
-            if self.sharded:
-                assert isinstance(self.redis, RedisCluster)
-                await self.redis.initialize()  # the slots' nodes, on first use
-                await self._pubsub.ssubscribe(channel)
-            else:
-                await self._pubsub.subscribe(channel)
+            await self._subscribed(channel)
             self._start_reader()
             await asyncio.wait_for(asyncio.shield(confirmed), 5.0)
         except BaseException:
@@ -153,6 +148,15 @@ class EventHub:
             if listeners is not None and len(listeners) <= 1:
                 self._listeners.pop(channel, None)
             raise
+
+    async def _subscribed(self, *channels: bytes) -> None:
+        """Subscribes the subscriber to `channels` (sharded ones on a Redis Cluster,
+        whose slots' nodes it reads first)."""
+        if isinstance(self.redis, RedisCluster):
+            await self.redis.initialize()
+            await self._pubsub.ssubscribe(*channels)
+        else:
+            await self._pubsub.subscribe(*channels)
 
     async def _remove(self, listener: Listener) -> None:
         async with self._lock:
@@ -232,14 +236,8 @@ class EventHub:
             await asyncio.sleep(RECONNECT_SECONDS)
             try:
                 self._pubsub = self.redis.pubsub()
-                channels = list(self._listeners)
-                if channels:
-                    if self.sharded:
-                        assert isinstance(self.redis, RedisCluster)
-                        await self.redis.initialize()
-                        await self._pubsub.ssubscribe(*channels)
-                    else:
-                        await self._pubsub.subscribe(*channels)
+                if self._listeners:
+                    await self._subscribed(*self._listeners)
                 break
             except Exception as error:
                 log.warning("game events: cannot subscribe again yet (%s)", error)

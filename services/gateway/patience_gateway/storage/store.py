@@ -1,54 +1,17 @@
 """Games in Redis, on one server or a Redis Cluster (the same scripts either way).
 
-Layout of one game (the id in braces is a Redis Cluster hash tag, so the keys share
-a slot):
+A game is a few keys with its id as a Redis Cluster hash tag, so that they share a slot
+(`keys` names them; docs/api.md, "How a game is stored", says what each holds): its
+meta hash, its sealed states (a checkpoint every CHECKPOINT_EVERY steps of its history,
+and the current state last: undo replays fewer steps than that, `scripts`), its history
+and the steps undone, the answers kept for Idempotency-Keys, its recent events while a
+stream hears them (lua/_events.lua) and its outbox (records.outbox). The hash
+`game:{<id>}:data` of the earlier layout is upgraded by the scripts on a game's first
+use. Every key gets the time to live again on every use.
 
-    game:{<id>}:meta   hash   version  integer, +1 on every change (the ETag)
-                              token    SHA-256 of the owner token
-                              every    K: a checkpoint of the state every K steps
-                              variant, options (JSON list), deal, secret ("1" when
-                              the deal number was drawn at random), status, created
-                              autoplay "1": the safe moves are played after each move
-                              lost     the version a search proved lost (a hint)
-                              plan     the plan of the game's last hint
-                              deal     "" for a random deal until the engine shows
-                                       its number (at the game's end)
-                              open     the deal number, once a random deal's end was
-                                       taken back (undo): an open game from then on
-                              owner    the player who owns the game (none: an
-                                       anonymous game, opened by its token)
-                              category how it counts in its player's statistics
-                              daily    a daily deal's day
-                              record   the game's record (records.record), hints the
-                                       hints asked, counted apart
-    game:{<id>}:states list   sealed states (opaque bytes): the checkpoints at steps
-                              0, K, 2K, ... and, last, the current state (see
-                              `scripts`); undo replays fewer than K steps
-    game:{<id>}:moves  list   the history, one step per change of the position: the
-                              notation of a move, or of several joined by "," (a move
-                              and the safe moves played with it, or an autoplay), or
-                              `restart`; undone as one
-    game:{<id>}:redo   list   undone steps, the next one to redo first
-    game:{<id>}:idem   hash   Idempotency-Key -> the first answer given for it
-    game:{<id>}:idemq  list   those keys, oldest first: a game keeps the answers of its
-                              last MAX_STORED_ANSWERS keyed requests, so that a client
-                              sending a key with every move does not grow it without end
-    game:{<id>}:events list   while a stream of the game is open, its last changes, for
-                              a stream that resumes (lua/_events.lua); none otherwise
-    game:{<id>}:created string the answer to a create sent with an Idempotency-Key
-                              (`games.create`), kept for a fixed time from the
-                              creation, not renewed, and not deleted with the game
-    game:{<id>}:outbox stream what the player's records in PostgreSQL have still to learn
-                              of the game (records.outbox); no time to live: it goes
-                              once drained
-
-The hash `game:{<id>}:data` of the earlier layout (states inside the hash, undo from
-the deal) is upgraded by the scripts on a game's first use.
-
-Every key gets the time to live again on every use (`keys` names them). The scripts
-are in `scripts` (their text in `lua/`); each operation is one read script and at
-most one write script, run by the `runners.ScriptRunner` for the kind of Redis the
-gateway was given. Their replies are decoded here, and nowhere else: the reads into
+The scripts are in `scripts` (their text in `lua/`); each operation is one read script
+and at most one write script, run by the `runners.ScriptRunner` for the kind of Redis
+the gateway was given. Their replies are decoded here, and nowhere else: the reads into
 `reads`' values, the writes into an outcome (`writes.Outcome`, the reply's first word).
 """
 
