@@ -13,8 +13,10 @@ row collapsed into one. It reports, for the gateway and for the engine's ApplyMo
 
 A move is made untimed first (with its own If-Match), so that what is done once per
 process (reading the variants, loading a script into Redis) is not counted. The project's
-files are the repository's own, outside `.venv`; the Lua scripts are not Python and
-are not seen. `--speed-paths off` sends the move through the reference paths
+files are those of its packages (PACKAGES), named from the package down, wherever they
+are imported from: PYTHONPATH=<an older checkout>/services/gateway measures that
+checkout's gateway beside this engine. The Lua scripts are not Python and are not
+seen. `--speed-paths off` sends the move through the reference paths
 (PATIENCE_SPEED_PATHS=off); `--sequence` prints each path in order.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dis
+import importlib.util
 import sys
 import threading
 from collections.abc import Iterator
@@ -38,14 +41,14 @@ from patience_gateway.app import create_app
 from patience_gateway.settings import Settings
 from patience_launcher.redis_server import EmbeddedRedis
 
-ROOT = Path(__file__).resolve().parents[2]
 VARIANT, DEAL = "house-on-the-hill", 1
 # a card to another fan and back, forever (bench/clients/endless_games.py finds such)
 MOVES = ("t2-t31", "t31-t2")
 
 
-# The repository's folders that hold no code of the services (this tool among them).
-_NOT_THE_SERVICES = frozenset({".venv", "bench", "tests", "node_modules"})
+# The project's packages, wherever they are imported from (this checkout, or an older
+# one put first on PYTHONPATH to compare with).
+PACKAGES = ("patience_gateway", "patience_engine", "patience_contract", "patience", "solitaire")
 _RESUME = dis.opmap["RESUME"]
 
 
@@ -57,7 +60,7 @@ def _resumed(frame: FrameType) -> bool:
 
 
 @dataclass
-class Path_:
+class Trail:
     """The project's files entered, in order, repeats in a row collapsed."""
 
     files: list[str] = field(default_factory=list)
@@ -84,11 +87,23 @@ class Path_:
         return list(dict.fromkeys(self.files))
 
 
+def _package_dirs() -> list[Path]:
+    found = []
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            found += [Path(location).resolve() for location in spec.submodule_search_locations]
+    return found
+
+
+_PACKAGE_DIRS = _package_dirs()
+
+
 class Recorder:
     """A profile function that adds each project file a call enters to `path`."""
 
     def __init__(self) -> None:
-        self.path = Path_()
+        self.path = Trail()
         self._known: dict[str, str | None] = {}
 
     def _project_file(self, filename: str) -> str | None:
@@ -98,10 +113,9 @@ class Recorder:
         name: str | None = None
         if filename.startswith("/"):  # not "<string>", "<frozen os>"
             resolved = Path(filename).resolve()
-            if resolved.is_relative_to(ROOT):
-                relative = resolved.relative_to(ROOT)
-                if relative.parts[0] not in _NOT_THE_SERVICES:
-                    name = str(relative)
+            for package in _PACKAGE_DIRS:
+                if resolved.is_relative_to(package):
+                    name = str(resolved.relative_to(package.parent))
         self._known[filename] = name
         return name
 
@@ -159,7 +173,7 @@ class EngineThread:
         done.wait(30)
 
 
-async def one_move(redis_url: str, engine: EngineThread, speed_paths: bool) -> tuple[Path_, Path_]:
+async def one_move(redis_url: str, engine: EngineThread, speed_paths: bool) -> tuple[Trail, Trail]:
     """(the gateway's path, the engine's path) of one move."""
     settings = Settings.from_env(
         {
@@ -193,7 +207,7 @@ async def one_move(redis_url: str, engine: EngineThread, speed_paths: bool) -> t
     return gateway.path, engine_side.path
 
 
-def report(name: str, path: Path_, sequence: bool) -> Iterator[str]:
+def report(name: str, path: Trail, sequence: bool) -> Iterator[str]:
     yield f"{name}: {len(path.distinct)} files, {path.steps} steps, {path.returns} returns"
     if sequence:
         yield from (f"    {file}" for file in path.files)
