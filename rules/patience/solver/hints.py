@@ -59,10 +59,12 @@ began:
 
 A card on a foundation never leaves it, so a position after the end of a line is never
 one played before its start, and the positions of one line are all different (a search
-never enters a position twice): following hints never repeats a position, except after
-a hint that is a lone move with none of these ends (the search found no card to bring
-home and no hidden card to turn up). From a position proven winnable, the first hint's
-line is played to the win.
+never enters a position twice): following hints never repeats a position. A line that
+is a lone move with none of these ends (an open position where the search met no line
+that brings a card home, and hints the first legal move) carries the positions it and
+the lone moves before it were played from (:attr:`Hint.avoid`), which the next hint's
+search does not enter. From a position proven winnable, the first hint's line is played
+to the win (a very long one in parts, each searched afresh from where the last ended).
 """
 
 from __future__ import annotations
@@ -76,13 +78,19 @@ from dataclasses import dataclass, replace
 from ..moves import Move, MoveKind
 from ..variant import RuleSet, State, rules_of
 from .model import Model, Position, SolverMove
-from .policy import Policy
+from .policy import Policy, policy_for
 from .search import Budget, Result, Verdict, solve
 from .unseen import SAMPLES, arrangements, hides_cards, seen_digest, without_hidden
 
 HINT_BUDGET = Budget(nodes=200_000, seconds=0.8)
 # The share of a fair hint's budget given to the lines that turn up no hidden card.
 _PLAIN_SHARE = 4
+# The steps of a line a hint gives at most, give or take a few to its next card home
+# (line_steps); a stretch with none given where a line brings none home for long; the
+# positions a hint's avoid names at most (16 bytes each).
+LINE_STEPS = 512
+STRETCH = 64
+AVOIDED = 256
 _DEAL = Move.deal()
 
 
@@ -123,6 +131,11 @@ class Hint:
     # The line that ``move`` starts, its first step (module docstring, "Following
     # hints"); empty when there is no move.
     line: tuple[Step, ...] = ()
+    # A line whose end is no progress (a lone move, where the search met no line that
+    # brings a card home; a long stretch with no card home): its positions and those of
+    # such lines before it (their `policy.key`), which the next hint's search does not
+    # enter, so that it cannot lead back to them.
+    avoid: tuple[bytes, ...] = ()
 
 
 def hint(
@@ -145,17 +158,31 @@ def hint(
         continued = continue_line(state, follow, legal)
         if continued is not None:
             return continued
+    avoid = follow.avoid if follow is not None else ()
     if hides_cards(state):
-        return _fair_hint(state, legal, budget, stop or _never, samples)
-    result = solve(state, budget, stop=stop)
+        return _fair_hint(state, legal, budget, stop or _never, samples, avoid)
+    result = solve(state, budget, stop=stop, avoid=avoid)
+    nodes = result.nodes
+    if avoid and result.verdict is Verdict.LOST:
+        # lost without where the player was: a win, if any, goes back there
+        result = solve(state, budget, stop=stop)
+        nodes += result.nodes
     if result.verdict is Verdict.LOST:
-        return Hint(HintKind.LOST, None, result.verdict, result.nodes, result.seconds)
+        return Hint(HintKind.LOST, None, result.verdict, nodes, result.seconds)
     line = result.promising_line  # WON: the winning line
-    if not line or line[0] not in legal:
-        line = (legal[0],)
+    if not line or line[0] not in legal:  # a lone move: no line brought a card home
+        line = (_first_not_back(state, legal, avoid),)
     kind = HintKind.WINNING if result.verdict is Verdict.WON else HintKind.BEST_EFFORT
     steps = line_steps(state, line)
-    return Hint(kind, line[0], result.verdict, result.nodes, result.seconds, line=steps)
+    return Hint(
+        kind,
+        line[0],
+        result.verdict,
+        nodes,
+        result.seconds,
+        line=steps,
+        avoid=_avoided(state, steps, avoid),
+    )
 
 
 def continue_line(state: State, previous: Hint, legal: Sequence[Move] | None = None) -> Hint | None:
@@ -178,23 +205,83 @@ def continue_line(state: State, previous: Hint, legal: Sequence[Move] | None = N
 def line_steps(state: State, moves: Sequence[Move]) -> tuple[Step, ...]:
     """The steps of ``moves`` played from ``state``, up to the first that turns up a
     hidden card (a deal, a redeal that shuffles), which is the last: the positions after
-    it depend on what it shows."""
+    it depend on what it shows. A line longer than LINE_STEPS is cut after its first
+    move to a foundation from there: a line of The Fifteen may run to tens of thousands
+    of moves, and a cut there is an end like the others (more cards home than at any
+    position before it). One that brings no card home from LINE_STEPS to 4 x LINE_STEPS
+    moves is cut after its last move to a foundation before, or, with none, after
+    STRETCH moves (an end that is no progress: :func:`_avoided`); a plan's size stays
+    bounded (10 bytes a step)."""
     rules = rules_of(state)
     model = _model_of(rules)
     pos = model.position(state)
-    steps = []
+    steps: list[Step] = []
+    last_home = 0  # the steps up to the last move to a foundation
     for move in moves:
         steps.append((seen_digest(rules, pos), move))
         if _turns_up(state, move):
             break
+        home = sum(pos[2])
         pos = model.apply(pos, model.solver_move(move))
+        if sum(pos[2]) > home:
+            last_home = len(steps)
+            if len(steps) >= LINE_STEPS:
+                break
+        elif len(steps) >= 4 * LINE_STEPS:
+            return tuple(steps[: last_home or STRETCH])
     return tuple(steps)
+
+
+def _avoided(state: State, steps: Sequence[Step], carried: Sequence[bytes]) -> tuple[bytes, ...]:
+    """What the next hint's search must not enter after ``steps`` (:attr:`Hint.avoid`):
+    nothing when the line ends where no later position can be one of its own (its last
+    move turns up a hidden card, or brings a card home: a card on a foundation never
+    leaves it); else the positions of the line (a lone move, a stretch with no card
+    home), after ``carried`` (those of the lines before it that ended so), the last
+    AVOIDED of them."""
+    model = _model_of(rules_of(state))
+    pos = model.position(state)
+    positions = []
+    home = sum(pos[2])
+    for _, move in steps:
+        if _turns_up(state, move):
+            return ()
+        positions.append(pos)
+        home = sum(pos[2])
+        pos = model.apply(pos, model.solver_move(move))
+    if sum(pos[2]) > home:
+        return ()
+    # The search enters positions with their safe moves played (`settle`): a line
+    # through a position passes through it so settled, which is what it must not enter.
+    policy = _policy_of(model)
+    keys = dict.fromkeys(
+        policy.key(p) for pos in positions[-AVOIDED:] for p in (pos, policy.settle(pos)[0])
+    )
+    return (*carried, *keys)[-AVOIDED:]
 
 
 @functools.cache
 def _model_of(rules: RuleSet) -> Model:
     # Playing a line up to its first deal or shuffled redeal never draws on the deal.
     return Model(rules)
+
+
+@functools.cache
+def _policy_of(model: Model) -> Policy:
+    return policy_for(model)
+
+
+def _first_not_back(state: State, legal: Sequence[Move], avoid: Sequence[bytes]) -> Move:
+    """The first legal move that leads to none of the positions ``avoid`` names (the
+    first legal move when each does)."""
+    if not avoid:
+        return legal[0]
+    model = _model_of(rules_of(state))
+    key = _policy_of(model).key
+    pos = model.position(state)
+    return next(
+        (m for m in legal if key(model.apply(pos, model.solver_move(m))) not in avoid), legal[0]
+    )
 
 
 def _never() -> bool:
@@ -207,6 +294,7 @@ def _fair_hint(
     budget: Budget,
     stop: Callable[[], bool],
     samples: int,
+    carried: tuple[bytes, ...] = (),
 ) -> Hint:
     """The hint from the arrangements of what ``state`` hides (the module's docstring).
     Nothing here reads the hidden part of ``state``: the arrangements are made from the
@@ -231,7 +319,10 @@ def _fair_hint(
     if found.verdict is Verdict.WON and found.line and found.line[0] in order:
         seconds = clock() - started
         steps = line_steps(state, found.line)
-        return Hint(HintKind.WINNING, found.line[0], Verdict.WON, nodes, seconds, line=steps)
+        avoid = _avoided(state, steps, carried)
+        return Hint(
+            HintKind.WINNING, found.line[0], Verdict.WON, nodes, seconds, line=steps, avoid=avoid
+        )
     plain_move = found.promising_move if found.promising_move in order else None
     arranged = arrangements(state, max(samples, 1))
     items = arranged.items
@@ -284,7 +375,8 @@ def _fair_hint(
         steps: tuple[Step, ...] = ()
         if move is not None:
             steps = line_steps(state, won_lines.get(move) or lines.get(move) or (move,))
-        return Hint(kind, move, verdict, nodes, seconds, searched, wins, lost, every, steps)
+        avoid = _avoided(state, steps, carried) if steps else ()
+        return Hint(kind, move, verdict, nodes, seconds, searched, wins, lost, every, steps, avoid)
 
     if won_by:
         move = _most(won_by, order, plain_move)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..moves import Move
@@ -71,6 +71,8 @@ class Result:
 
 
 _CHECK_EVERY = 512  # positions between two looks at the clock
+# The moves of a line straightened (`_straightened`): a pass costs about 30 µs a move.
+STRAIGHTENED = 4096
 
 
 def solve(
@@ -79,12 +81,15 @@ def solve(
     *,
     policy: Policy | None = None,
     stop: Callable[[], bool] | None = None,
+    avoid: Iterable[bytes] = (),
 ) -> Result:
     """Search for a win from ``state`` with full knowledge of the stock and the shuffles.
 
     ``stop``, when given, is asked whenever the clock is (every few hundred positions):
     once it answers True the search ends as if its budget were spent (UNKNOWN). The
     engine's search processes use it to drop the search of a call whose client is gone.
+    ``avoid``: positions (their keys, ``policy.key``) the search never enters, as if
+    already searched: a LOST verdict then only says that no line avoiding them wins.
     """
     clock = budget.clock()
     started = clock()
@@ -96,7 +101,7 @@ def solve(
         return Result(Verdict.WON, (), 0, clock() - started)
     if not model.legal_moves(root):
         return Result(Verdict.LOST, (), 1, clock() - started)
-    outcome = _search(policy, root, budget, started, clock, stop or _never)
+    outcome = _search(policy, root, budget, started, clock, stop or _never, avoid)
     verdict, line_moves, nodes, best_line = outcome
     line = tuple(map(model.library_move, _straightened(model, root, line_moves)))
     promising_line = (
@@ -120,9 +125,13 @@ def _straightened(model: Model, root: Position, line: list[SolverMove]) -> list[
     none reaches further). The depth-first search returns the first line it meets, which
     wanders (moves cards to and fro before it finds its way); this one ends in the same
     position through positions of the same line, in order, so it is as sound a line and
-    keeps what the line's end proves. One pass over the legal moves of each position."""
+    keeps what the line's end proves. One pass over the legal moves of each position, of
+    the first STRAIGHTENED moves only (a line of The Fifteen may run to tens of thousands
+    of moves, and a hint gives the first few hundred: hints.py); the rest as it is."""
     if len(line) < 2:
         return line
+    rest = line[STRAIGHTENED:]
+    line = line[:STRAIGHTENED]
     positions = [root]
     for move in line:
         positions.append(model.apply(positions[-1], move))
@@ -138,7 +147,7 @@ def _straightened(model: Model, root: Position, line: list[SolverMove]) -> list[
                 best, to = move, j
         straight.append(best)
         i = to
-    return straight
+    return straight + rest
 
 
 def _search(
@@ -148,6 +157,7 @@ def _search(
     started: float,
     clock: Callable[[], float],
     stop: Callable[[], bool],
+    avoid: Iterable[bytes] = (),
 ) -> tuple[Verdict, list[SolverMove], int, list[SolverMove]]:
     """The verdict, the winning line, the positions entered, and the line to the
     position with the most cards home (the root's safe moves at least)."""
@@ -164,7 +174,7 @@ def _search(
     root, root_autos = settle(root)
     if sum(root[2]) == total:
         return Verdict.WON, root_autos, 1, root_autos
-    seen = {key(root)}
+    seen = {key(root), *avoid}
     nodes = 1
     best_score = sum(root[2])
     best_line = root_autos

@@ -6,11 +6,13 @@ The plan is sealed as states are (patience_engine.sealing, with an associated da
 its own: a plan never opens as a state, nor a state as a plan), so a client cannot make
 the engine claim a line or a count that no search found. Inside the envelope:
 
-    bytes 0..1   b"h1": this format
+    bytes 0..1   b"h2": this format
     byte  2      the hint's kind (HintKind's number)
     byte  3      its verdict (Verdict's number)
     bytes 4..9   arrangements searched, winning and lost (three little-endian uint16)
     byte  10     1 when they were every arrangement there is
+    byte  11     N: the positions the next search avoids (Hint.avoid), then N keys of
+                 16 bytes
     then, per step of the line, 10 bytes: the 6-byte digest of the position it is played
     from (patience.solver.unseen.seen_digest), then the move: its kind (0 transfer,
     1 deal, 2 redeal, 3 withdraw), its source and target piles by their index in the
@@ -33,8 +35,9 @@ from solitaire.v1 import engine_pb2
 
 from patience_engine.sealing import Sealer
 
-_FORMAT = b"h1"
-_HEADER = struct.Struct("<2sBBHHHB")
+_FORMAT = b"h2"
+_HEADER = struct.Struct("<2sBBHHHBB")
+_KEY = 16
 _DIGEST = 6
 _STEP = _DIGEST + 4
 _NONE = 255
@@ -61,7 +64,9 @@ def encode(found: Hint, state: patience.State) -> bytes:
             found.winning,
             found.lost,
             found.every_arrangement,
-        )
+            len(found.avoid),
+        ),
+        *found.avoid,
     ]
     for digest, move in found.line:
         if move.kind is patience.MoveKind.WITHDRAW:
@@ -76,15 +81,19 @@ def encode(found: Hint, state: patience.State) -> bytes:
 def decode(data: bytes, state: patience.State) -> Hint | None:
     """The hint a plan for a game of ``state``'s variant was made from, its line with it
     (no move: the line's steps say them); None when ``data`` is not such a plan."""
-    if len(data) <= _HEADER.size or (len(data) - _HEADER.size) % _STEP:
+    if len(data) <= _HEADER.size:
         return None
-    form, kind, verdict, arrangements, winning, lost, every = _HEADER.unpack_from(data)
+    form, kind, verdict, arrangements, winning, lost, every, avoided = _HEADER.unpack_from(data)
+    start = _HEADER.size + avoided * _KEY
     if form != _FORMAT or kind not in _KINDS or verdict not in _VERDICTS:
         return None
+    if len(data) <= start or (len(data) - start) % _STEP:
+        return None
+    avoid = tuple(data[at : at + _KEY] for at in range(_HEADER.size, start, _KEY))
     ids = rules_of(state).pile_ids
     steps = []
     try:
-        for at in range(_HEADER.size, len(data), _STEP):
+        for at in range(start, len(data), _STEP):
             digest = data[at : at + _DIGEST]
             move_kind, source, target, count = data[at + _DIGEST : at + _STEP]
             steps.append((digest, _move(_KINDS_OF_MOVE[move_kind], ids, source, target, count)))
@@ -101,6 +110,7 @@ def decode(data: bytes, state: patience.State) -> Hint | None:
         lost,
         bool(every),
         tuple(steps),
+        avoid,
     )
 
 

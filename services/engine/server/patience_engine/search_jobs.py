@@ -21,3 +21,6 @@ class SearchJob:
     deadline: float
     # the call's trace context, W3C headers (empty when the engine does not trace)
     trace: tuple[tuple[str, str], ...] = ()
+    # a hint: the positions its search must not enter (the avoid of the game's last
+    # hint: patience.solver.hints, "Following hints")
+    avoid: tuple[bytes, ...] = ()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import patience
-from patience.solver import Budget, Hint, hint, solve
+from patience.solver import Budget, Hint, HintKind, Verdict, hint, solve
 from solitaire.v1 import engine_pb2, game_pb2
 
 from patience_engine import hint_plans
@@ -33,7 +33,7 @@ def answer(
     state = decode_state(job.state, trusted=True).state
     seconds = min(job.seconds, job.deadline - clock())
     if job.kind == "hint":
-        return hint_reply(state, job.positions, seconds, stopped, writer)
+        return hint_reply(state, job.positions, seconds, stopped, writer, job.avoid)
     return solve_reply(state, job.positions, seconds, stopped, writer)
 
 
@@ -61,9 +61,11 @@ def hint_reply(
     seconds: float,
     stopped: Callable[[], bool],
     writer: ReplyWriter = SPEED_PATH,
+    avoid: tuple[bytes, ...] = (),
 ) -> bytes:
     """The HintResponse, its plan not yet sealed (the server seals it: a search process
-    holds no key)."""
+    holds no key); ``avoid``: the positions the search must not enter (the avoid of the
+    game's last hint)."""
     legal = state.legal_moves()
     if seconds <= 0 and legal:
         # No time left: the hint is still a legal move, the first, as best effort,
@@ -75,7 +77,10 @@ def hint_reply(
         reply.move.CopyFrom(move_message(legal[0], writer))
         return reply.SerializeToString()
     # A game already over is told without a search, whatever the budget.
-    found = hint(state, Budget(nodes=positions, seconds=max(seconds, 0.0)), stop=stopped)
+    # the game's last hint, as far as this search needs it: what it avoids
+    after = Hint(HintKind.BEST_EFFORT, None, Verdict.UNKNOWN, 0, 0.0, avoid=avoid)
+    budget = Budget(nodes=positions, seconds=max(seconds, 0.0))
+    found = hint(state, budget, stop=stopped, follow=after if avoid else None)
     return hint_response(found, writer, hint_plans.encode(found, state)).SerializeToString()
 
 

@@ -231,6 +231,7 @@ class EngineService:
         legal = state.legal_moves()
         if not legal:  # the game is over: nothing to search
             return hint_reply(state, 0, 0.0, _never, self.writer)
+        avoid: tuple[bytes, ...] = ()
         if request.plan:
             previous = hint_plans.open_plan(self._sealer, request.plan, state)
             continued = None if previous is None else continue_line(state, previous, legal)
@@ -238,16 +239,21 @@ class EngineService:
                 self.metrics.hint_answered("continued")
                 reply = hint_response(continued, self.writer, request.plan)
                 return reply.SerializeToString()
+            avoid = () if previous is None else previous.avoid
         budget = HINT_LIMITS.budget(request.budget.max_positions, request.budget.max_milliseconds)
 
         async def search() -> bytes:
-            searched = await self._search("hint", data, request.budget, context, HINT_LIMITS)
+            searched = await self._search(
+                "hint", data, request.budget, context, HINT_LIMITS, avoid=avoid
+            )
             reply = engine_pb2.HintResponse.FromString(searched)
             if not reply.plan:
                 return searched
             reply.plan = hint_plans.seal(self._sealer, reply.plan)
             return reply.SerializeToString()
 
+        if avoid:  # a search of this game's own, after a lone move: nothing to share
+            return await search()
         return await self._hints.answer(position_key(state), budget, search)
 
     async def _search(
@@ -257,13 +263,15 @@ class EngineService:
         budget: engine_pb2.SearchBudget,
         context: aio.ServicerContext,
         limits: SearchLimits,
+        *,
+        avoid: tuple[bytes, ...] = (),
     ) -> bytes:
         """Hands a search of the state ``data`` (its seal opened, the state checked) to a
         search process."""
         positions, seconds = limits.budget(budget.max_positions, budget.max_milliseconds)
         deadline = time.monotonic() + time_to_answer(context.time_remaining())
         trace = tuple(tracing.carrier().items())
-        job = SearchJob(kind, data, positions, seconds, deadline, trace)
+        job = SearchJob(kind, data, positions, seconds, deadline, trace, avoid)
         try:
             return await self._searches.run(job)
         except SearchProcessDied as error:
