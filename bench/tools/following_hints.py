@@ -34,10 +34,13 @@ from patience.solver import HINT_BUDGET, Budget, Hint, HintKind, hides_cards, hi
 from bench.harness.paths import RESULTS
 
 ROWS = RESULTS / "following_hints.jsonl"
-MOVE_LIMIT = 5_000
-# Searches a game may make: a deal whose first hint is undecided costs a search of the
-# whole budget at each line's end (tens of seconds a search in Usk), so such games are
-# followed only so far ("search limit").
+MOVE_LIMIT = 100_000
+# CPU seconds a game may take: The Fifteen's winning lines run to tens of thousands of
+# moves, searched again every 512 moves or so ("CPU limit")
+CPU_LIMIT = 600.0
+# Searches an open game whose first hint is undecided may make: each costs a search of
+# the whole budget at each line's end (tens of seconds a search in Usk), so such games
+# are followed only so far ("search limit").
 SEARCH_LIMIT = 5
 
 
@@ -61,8 +64,12 @@ def follow(state: State, budget: Budget) -> dict[str, object]:
         first = first or given
         hints += 1
         searched += given.nodes > 0
-        if searched > SEARCH_LIMIT:
+        undecided = first.kind is not HintKind.WINNING and not hides_cards(state)
+        if undecided and searched > SEARCH_LIMIT:
             end = "search limit"
+            break
+        if time.process_time() - started > CPU_LIMIT:
+            end = "CPU limit"
             break
         if given.move is None:
             end = {Status.WON: "won", Status.STUCK: "stuck"}.get(state.status, "proven lost")
@@ -100,7 +107,7 @@ def run_task(task: Task) -> dict[str, object]:
 def table(rows: Sequence[dict[str, object]]) -> str:
     lines = [
         "| game | deals | positions a hint | first hint `winning` | of those won | cycles "
-        "| won | stuck | proven lost | search limit | hints a game | searches a game "
+        "| won | stuck | proven lost | search or CPU limit | hints a game | searches a game "
         "| CPU s a game |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
         "| ---: |",
@@ -121,7 +128,8 @@ def table(rows: Sequence[dict[str, object]]) -> str:
         lines.append(
             f"| {variant.name} | {count} | {mine[0]['nodes']:,} | {len(proven)} "
             f"| {ended('won', proven)}/{len(proven)} | {ended('cycle')} | {ended('won')} "
-            f"| {ended('stuck')} | {ended('proven lost')} | {ended('search limit')} "
+            f"| {ended('stuck')} | {ended('proven lost')} "
+            f"| {ended('search limit') + ended('CPU limit')} "
             f"| {mean('hints')} "
             f"| {mean('searched')} | {mean('cpu_seconds')} |"
         )
