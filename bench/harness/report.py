@@ -1,16 +1,25 @@
-"""The results of a run: sections of Markdown tables, plus a flat dict of named
-figures (written as JSON) that scripts and the smoke test can read."""
+"""The results of a run: sections of Markdown tables, plus a flat dict of named figures
+(written as JSON) that scripts and the smoke test can read.
+
+A table is data: its columns say how their numbers are written (decimals, a unit, a
+percentage), its rows hold the values themselves, and this module alone turns them into
+text, so that every table of the bench and of the research tools reads the same way.
+"""
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench.harness.stats import Measurement
 
-def fmt(value: float | int | None, digits: int = 1) -> str:
-    """A figure for a table cell: thousands separated, `-` when there is none."""
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    """A number as a table writes it: thousands separated, no decimals from 1,000 on,
+    `-` when there is none."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, int):
@@ -21,29 +30,115 @@ def fmt(value: float | int | None, digits: int = 1) -> str:
 
 
 def pct(value: float | None) -> str:
-    return "-" if value is None or math.isnan(value) else f"{value * 100:.0f}%"
+    """A share as a percentage, for a note (a table's column says `percent`)."""
+    return Column("", digits=0, percent=True).cell(value)
+
+
+def _is_number(value: object) -> bool:
+    if isinstance(value, list | tuple):
+        return all(_is_number(item) for item in value)
+    return value is None or (isinstance(value, int | float) and not isinstance(value, bool))
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column's header, and how its numbers are written: `digits` decimals (fmt), then
+    `unit`; or, with `percent`, a share as a percentage with `digits` decimals. Several
+    values in one cell are joined by `joiner`; a text is written as it is, a missing
+    value (None, NaN) as `-`, a yes-or-no as `yes` or `no`."""
+
+    header: str
+    digits: int = 1
+    unit: str = ""
+    percent: bool = False
+    joiner: str = " / "
+
+    def cell(self, value: object) -> str:
+        if isinstance(value, list | tuple):
+            return self.joiner.join(self.cell(item) for item in value)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "-"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, int | float):
+            if self.percent:
+                return f"{value * 100:.{self.digits}f}%"
+            return fmt(value, self.digits) + self.unit
+        return str(value)
 
 
 @dataclass
 class Table:
-    headers: list[str]
-    rows: list[list[str]] = field(default_factory=list)
+    """Rows of values under columns; a column of numbers only is aligned right."""
 
-    def add(self, *cells: object) -> None:
-        self.rows.append([str(cell) for cell in cells])
+    columns: list[Column]
+    rows: list[list[object]] = field(default_factory=list)
+
+    def add(self, *values: object) -> None:
+        if len(values) != len(self.columns):
+            raise ValueError(f"{len(values)} values for {len(self.columns)} columns")
+        self.rows.append(list(values))
 
     def markdown(self) -> str:
-        widths = [len(h) for h in self.headers]
-        for row in self.rows:
-            for i, cell in enumerate(row):
-                widths[i] = max(widths[i], len(cell))
+        texts = [[c.cell(v) for c, v in zip(self.columns, row, strict=True)] for row in self.rows]
+        headers = [column.header for column in self.columns]
+        widths = [max([len(h), *(len(row[i]) for row in texts)]) for i, h in enumerate(headers)]
+        right = [
+            bool(self.rows) and all(_is_number(row[i]) for row in self.rows)
+            for i in range(len(headers))
+        ]
 
         def line(cells: list[str]) -> str:
-            padded = [cell.ljust(widths[i]) for i, cell in enumerate(cells)]
+            padded = [
+                cell.rjust(w) if r else cell.ljust(w)
+                for cell, w, r in zip(cells, widths, right, strict=True)
+            ]
             return "| " + " | ".join(padded) + " |"
 
-        rule = "| " + " | ".join("-" * w for w in widths) + " |"
-        return "\n".join([line(self.headers), rule, *(line(r) for r in self.rows)])
+        rules = ["-" * (w - 1) + ":" if r else "-" * w for w, r in zip(widths, right, strict=True)]
+        rule = "| " + " | ".join(rules) + " |"
+        return "\n".join([line(headers), rule, *(line(row) for row in texts)])
+
+
+def table(*columns: Column | str) -> Table:
+    """A table of these columns (a header alone: a column written as fmt writes)."""
+    return Table([c if isinstance(c, Column) else Column(c) for c in columns])
+
+
+# the latencies of a closed-loop measurement's row, as fractions
+LATENCIES = (0.50, 0.95, 0.99)
+
+
+def measurement_columns(
+    rate: str = "calls/s", latencies: Sequence[float] = LATENCIES
+) -> list[Column]:
+    """The columns of measurement_cells."""
+    return [
+        Column(rate),
+        *(Column(f"p{fraction * 100:g} ms", 2) for fraction in latencies),
+        Column("server CPU µs/call", 0),
+        Column("client CPU µs/call", 0),
+        Column("errors"),
+    ]
+
+
+def measurement_cells(m: Measurement, latencies: Sequence[float] = LATENCIES) -> list[object]:
+    """A closed-loop measurement's row: rate, latencies, server and client CPU, errors."""
+    return [
+        m.rate,
+        *(m.latency_ms(fraction) for fraction in latencies),
+        m.server_cpu_us_per_call,
+        m.client_cpu_us_per_call,
+        m.errors,
+    ]
+
+
+def cpu_by_process(m: Measurement) -> str:
+    """Server CPU per call of each process measured, for a note."""
+    return ", ".join(
+        f"{process} {fmt(m.server_cpu_us_per_call_of(process), 0)} µs"
+        for process in m.server_cpu_by_name
+    )
 
 
 @dataclass
@@ -54,10 +149,15 @@ class Section:
     def note(self, text: str) -> None:
         self.blocks.append(text)
 
-    def table(self, *headers: str) -> Table:
-        table = Table(list(headers))
-        self.blocks.append(table)
-        return table
+    def first_error(self, what: str, error: str) -> None:
+        """A note of the first error a measurement met, if it met one."""
+        if error:
+            self.note(f"First error ({what}): {error}")
+
+    def table(self, *columns: Column | str) -> Table:
+        added = table(*columns)
+        self.blocks.append(added)
+        return added
 
     def markdown(self) -> str:
         parts = [f"## {self.title}"]
@@ -82,6 +182,16 @@ class Report:
         """Record a named figure (NaN and None are left out)."""
         if value is not None and not math.isnan(value):
             self.figures[name] = float(value)
+
+    def measurement(self, prefix: str, m: Measurement) -> None:
+        """A closed-loop measurement's figures under `prefix`: rate, p50/p90/p95/p99 in
+        ms, server CPU µs per call, and that split by process (cpu_us.<process>)."""
+        self.figure(f"{prefix}.rate", m.rate)
+        for percent in (50, 90, 95, 99):
+            self.figure(f"{prefix}.p{percent}_ms", m.latency_ms(percent / 100))
+        self.figure(f"{prefix}.server_cpu_us", m.server_cpu_us_per_call)
+        for process in m.server_cpu_by_name:
+            self.figure(f"{prefix}.cpu_us.{process}", m.server_cpu_us_per_call_of(process))
 
     def markdown(self) -> str:
         parts = [f"# {self.title}", *self.preamble, *(s.markdown() for s in self.sections)]

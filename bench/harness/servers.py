@@ -5,6 +5,7 @@ ChildProcess, its output kept in a file of its own so that a failure can say why
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import sys
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Self
 
+import psutil
 from patience_launcher.children import ChildProcess
 from patience_launcher.redis_server import free_port
 
@@ -158,3 +160,65 @@ def bare_process(*, redis_url: str) -> HttpServerProcess:
     port = free_port()
     env = {**_served_like_the_gateway(port, workers=1), "REDIS_URL": redis_url}
     return HttpServerProcess("bare", python_module("bench.harness.bare_app"), env, port)
+
+
+# what each service's process runs (its command line, as the launcher starts it)
+SERVICE_COMMANDS = {
+    "gateway": ("patience_gateway", "patience-gateway"),
+    "engine": ("patience_engine", "patience-engine"),
+    "redis": ("redis-server",),
+    "postgres": ("postgres",),
+}
+LAUNCH_SECONDS = 120.0
+
+
+def command_line(process: psutil.Process) -> str:
+    try:
+        return " ".join(process.cmdline())
+    except psutil.Error:
+        return ""
+
+
+class LauncherProcess(HttpServerProcess):
+    """`patience serve` (python -m patience_launcher serve) on loopback with its data in
+    `data_dir`, as it starts every service itself; started once it says it is ready."""
+
+    def __init__(self, data_dir: Path, env: Mapping[str, str]) -> None:
+        port = free_port()
+        args = python_module(
+            "patience_launcher", "serve", "--host", LOOPBACK, "--http-port", str(port),
+            "--grpc-port", str(free_port()), "--data-dir", str(data_dir),
+        )  # fmt: skip
+        super().__init__("serve", args, env, port)
+
+    def start(self) -> Self:
+        super().start()
+        deadline = time.monotonic() + LAUNCH_SECONDS
+        while "patience is ready" not in self.output():
+            self.check_alive()
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"patience serve did not get ready:\n{self.output()}")
+            time.sleep(0.05)
+        return self
+
+    def wait_for_port(self, host: str, port: int, timeout: float = LAUNCH_SECONDS) -> None:
+        super().wait_for_port(host, port, timeout)
+
+    @property
+    def redis_url(self) -> str:
+        """The embedded Redis's URL, as the launcher's banner says it."""
+        found = re.search(r"^\s*Redis\s+(redis://\S+)", self.output(), re.MULTILINE)
+        if found is None:
+            raise RuntimeError(f"no Redis in the banner of patience serve:\n{self.output()}")
+        return found.group(1)
+
+    def service_pids(self) -> dict[str, int]:
+        """The launcher's children by service (each the root of that service's processes)."""
+        found: dict[str, int] = {}
+        for child in psutil.Process(self.pid).children():
+            line = command_line(child)
+            for name, marks in SERVICE_COMMANDS.items():
+                if name not in found and any(mark in line for mark in marks):
+                    found[name] = child.pid
+                    break
+        return found

@@ -35,6 +35,13 @@ def median(values: Sequence[float]) -> float:
     return (ordered[middle - 1] + ordered[middle]) / 2
 
 
+def ratio(top: float | None, bottom: float | None) -> float | None:
+    """top / bottom, or None where either is missing or the bottom is zero or NaN."""
+    if top is None or not bottom or math.isnan(bottom):
+        return None
+    return top / bottom
+
+
 @dataclass
 class Measurement:
     """What one closed-loop run gave."""

@@ -9,12 +9,11 @@ what they need themselves and are given None.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from bench.harness.report import Report
-    from bench.harness.settings import Settings
-    from bench.harness.stack import Stack
+from bench.harness.report import Report
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
 
 # in the order they run
 PARTS = (

@@ -9,8 +9,7 @@ each, cluster-node-timeout 1 s), the engine and gateways through their entry poi
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -30,13 +29,18 @@ from bench.clients.failover_drill import FailoverDrill, FailoverResult
 from bench.clients.gateway_players import Players
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
-from bench.harness.report import Report, Section, fmt
-from bench.harness.servers import EngineProcess, HttpServerProcess, gateway_process
+from bench.harness.report import (
+    Column,
+    Report,
+    Section,
+    measurement_cells,
+    measurement_columns,
+)
+from bench.harness.servers import HttpServerProcess
 from bench.harness.settings import Settings
-from bench.harness.stack import Stack
+from bench.harness.stack import CLUSTER_NODE_TIMEOUT_MS, Stack
 from bench.harness.stats import Measurement, alternate, closed_loop
 
-NODE_TIMEOUT_MS = 1000
 WAIT_TIMEOUT_MS = 1000
 
 
@@ -106,18 +110,8 @@ async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measur
             await cluster.aclose()
 
 
-def _cluster_pids(cluster: EmbeddedRedisCluster) -> dict[str, int]:
-    return {
-        f"redis-{index}": node.process.pid
-        for index, node in enumerate(cluster.nodes)
-        if node.process is not None
-    }
-
-
 async def wait_cost(
-    settings: Settings,
-    gateways: dict[str, HttpServerProcess],
-    pids: dict[str, int],
+    settings: Settings, gateways: dict[str, HttpServerProcess], stack: Stack
 ) -> dict[str, Measurement]:
     """Moves through a gateway that does not wait and one that waits for a replica,
     interleaved, each client with its own games."""
@@ -133,7 +127,7 @@ async def wait_cost(
             await group.prepare(clients)
 
         def run(name: str) -> Callable[[], Awaitable[Measurement]]:
-            cpu = CpuMeter({"gateway": gateways[name].pid, **pids})
+            cpu = CpuMeter({**stack.pids(), "gateway": gateways[name].pid})
             return lambda: closed_loop(
                 players[name].gateway_move, concurrency=clients, duration=per_round,
                 warmup=settings.warmup, cpu=cpu,
@@ -156,36 +150,16 @@ async def drill(
 
 def _gateway_env(wait_replicas: int) -> dict[str, str]:
     return {
-        "REDIS_CLUSTER": "true",
         "REDIS_WAIT_REPLICAS": str(wait_replicas),
         "REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
     }
 
 
-# the gateways on the first cluster, by name: REDIS_WAIT_REPLICAS of each
-GATEWAYS = {"no WAIT": 0, "WAIT 1 replica": 1}
-
-
-@contextmanager
-def _on_cluster(
-    replicas: int, gateway_waits: dict[str, int]
-) -> Iterator[tuple[EmbeddedRedisCluster, EngineProcess, dict[str, HttpServerProcess]]]:
+def _on_cluster(replicas: int, wait_replicas: int) -> Stack:
     """A cluster of 3 primaries with `replicas` replicas each, an engine, and a gateway
-    on them per name in `gateway_waits` (its REDIS_WAIT_REPLICAS)."""
-    with ExitStack() as running:
-        cluster = running.enter_context(
-            EmbeddedRedisCluster(primaries=3, replicas=replicas, node_timeout_ms=NODE_TIMEOUT_MS)
-        )
-        engine = running.enter_context(EngineProcess(workers=1))
-        gateways = {
-            name: running.enter_context(
-                gateway_process(
-                    redis_url=cluster.url, engine_target=engine.target, env=_gateway_env(wait)
-                )
-            )
-            for name, wait in gateway_waits.items()
-        }
-        yield cluster, engine, gateways
+    that waits for `wait_replicas` (REDIS_WAIT_REPLICAS)."""
+    env = _gateway_env(wait_replicas)
+    return Stack(players=False, cluster_replicas=replicas, gateway_env=env)
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
@@ -193,17 +167,20 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     drills = [Drill("asynchronous", 0, 1), Drill("WAIT 1 replica", 1, 1)]
     if not quick:
         drills.append(Drill("WAIT 1 replica", 1, 2))
-    with _on_cluster(1, GATEWAYS) as (cluster, engine, gateways):
-        calls = run_fast(lambda: script_calls(settings, cluster.url))
-        pids = {"engine": engine.pid, **_cluster_pids(cluster)}
-        cost = run_fast(lambda: wait_cost(settings, gateways, pids))
+    with _on_cluster(1, 0) as on_cluster:
+        assert on_cluster.gateway is not None and on_cluster.cluster is not None
+        gateways = {
+            "no WAIT": on_cluster.gateway,
+            "WAIT 1 replica": on_cluster.add_gateway(_gateway_env(1)),
+        }
+        calls = run_fast(lambda: script_calls(settings, on_cluster.redis_url))
+        cost = run_fast(lambda: wait_cost(settings, gateways, on_cluster))
         for item in drills[:2]:
-            _run_drill(item, gateways[_gateway_for(item)], cluster, quick)
+            _run_drill(item, gateways[_gateway_for(item)], on_cluster.cluster, quick)
     for item in drills[2:]:
-        name = _gateway_for(item)
-        waits = {name: item.wait_replicas}
-        with _on_cluster(item.replicas_per_primary, waits) as (cluster, _, gateways):
-            _run_drill(item, gateways[name], cluster, quick)
+        with _on_cluster(item.replicas_per_primary, item.wait_replicas) as on_cluster:
+            assert on_cluster.gateway is not None and on_cluster.cluster is not None
+            _run_drill(item, on_cluster.gateway, on_cluster.cluster, quick)
     write_cluster(report, report.section("Redis Cluster"), calls, cost, drills)
 
 
@@ -234,7 +211,7 @@ def write_cluster(
 ) -> None:
     section.note(
         "A Redis Cluster of 3 primaries with 1 replica each (EmbeddedRedisCluster,"
-        f" cluster-node-timeout {NODE_TIMEOUT_MS} ms, cluster-require-full-coverage no)"
+        f" cluster-node-timeout {CLUSTER_NODE_TIMEOUT_MS} ms, cluster-require-full-coverage no)"
         " on loopback, the engine (1 process) and gateways (`python -m patience_gateway`,"
         " REDIS_CLUSTER=true) in child processes."
     )
@@ -243,10 +220,12 @@ def write_cluster(
         " process by 16 concurrent callers, three ways; client CPU per call is what the"
         " gateway spends on it (the server's work is the same)."
     )
-    table = section.table("script call", "calls/s", "p50 ms", "p99 ms", "client CPU µs/call")
+    table = section.table(
+        "script call", "calls/s", Column("p50 ms", 2), Column("p99 ms", 2),
+        Column("client CPU µs/call", 0),
+    )  # fmt: skip
     for name, m in calls.items():
-        table.add(name, fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.p99_ms, 2),
-                  fmt(m.client_cpu_us_per_call, 0))  # fmt: skip
+        table.add(name, m.rate, m.p50_ms, m.p99_ms, m.client_cpu_us_per_call)
         key = name.split(" ")[0].replace(".", "_").lower()
         report.figure(f"cluster.script.{key}.client_cpu_us", m.client_cpu_us_per_call)
         report.figure(f"cluster.script.{key}.rate", m.rate)
@@ -255,18 +234,11 @@ def write_cluster(
         f" REDIS_WAIT_REPLICAS=1 (REDIS_WAIT_TIMEOUT_MS={WAIT_TIMEOUT_MS}), interleaved;"
         " server CPU = gateway + engine + the six Redis nodes."
     )
-    table = section.table(
-        "gateway", "clients", "moves/s", "p50 ms", "p95 ms", "p99 ms", "server CPU µs/move",
-        "errors",
-    )  # fmt: skip
+    table = section.table("gateway", "clients", *measurement_columns("moves/s"))
     for name, m in cost.items():
-        table.add(name, m.concurrency, fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.p95_ms, 2),
-                  fmt(m.p99_ms, 2), fmt(m.server_cpu_us_per_call, 0), m.errors)  # fmt: skip
-        key = "wait" if "WAIT 1" in name else "nowait"
-        for stat in ("rate", "p50_ms", "p99_ms"):
-            report.figure(f"cluster.{key}.{stat}", getattr(m, stat))
-        if m.first_error:
-            section.note(f"First error ({name}): {m.first_error}")
+        table.add(name, m.concurrency, *measurement_cells(m))
+        report.measurement("cluster.wait" if "WAIT 1" in name else "cluster.nowait", m)
+        section.first_error(name, m.first_error)
     section.note(
         "**A primary fails over** (bench/clients/failover_drill.py): one client per game"
         " plays moves (If-Match, an Idempotency-Key per move, a 503 retried with the same key after"
@@ -279,8 +251,8 @@ def write_cluster(
     table = section.table(
         "replication", "replicas / primary", "games (on the killed primary)", "moves answered 200",
         "503 answers", "other answers", "acknowledged moves lost", "kept but answered 503",
-        "kill to new primary s", "kill to node back s", "longest wait of a game s",
-        "histories consistent",
+        Column("kill to new primary s"), Column("kill to node back s"),
+        Column("longest wait of a game s"), "histories consistent",
     )  # fmt: skip
     for item in drills:
         r = item.result
@@ -289,8 +261,7 @@ def write_cluster(
         table.add(
             item.name, item.replicas_per_primary, f"{len(r.games)} ({affected})", r.acknowledged,
             len(r.unavailable), _kinds(r.others_by_kind()), r.lost, r.unacknowledged_kept,
-            fmt(r.replaced_after, 1), fmt(r.rejoined_after, 1), fmt(r.longest_wait, 1),
-            "yes" if r.all_consistent else "NO",
+            r.replaced_after, r.rejoined_after, r.longest_wait, r.all_consistent,
         )  # fmt: skip
         key = f"cluster.drill.w{item.wait_replicas}r{item.replicas_per_primary}"
         report.figure(f"{key}.lost", r.lost)

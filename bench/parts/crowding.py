@@ -38,7 +38,6 @@ import contextlib
 import itertools
 import math
 import os
-import re
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -47,7 +46,6 @@ from pathlib import Path
 import psutil
 import redis.asyncio as aioredis
 from patience_gateway.settings import DEFAULT_WINNABLE_POOL_SIZE
-from patience_launcher.redis_server import free_port
 from patience_launcher.workers import split_workers
 
 from bench.clients import gateway_api
@@ -56,11 +54,11 @@ from bench.clients.gateway_players import Players
 from bench.clients.http_client import Connection
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
-from bench.harness.report import Report, Section, fmt
-from bench.harness.servers import LOOPBACK, HttpServerProcess, python_module
+from bench.harness.report import Column, Report, Section, fmt
+from bench.harness.servers import LAUNCH_SECONDS, command_line
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, closed_loop, percentile
+from bench.harness.stats import Measurement, closed_loop, percentile, ratio
 
 QUIET = "quiet"
 FILLING = "pools filling"
@@ -72,8 +70,6 @@ HINT_VARIANTS = ("house-in-the-wood", "napoleon-at-st-helena", "usk", "house-on-
 HINT_GAMES = 24
 # the daily deals `patience serve` prepares: one game whose deals are proven at once
 DAILY_VARIANTS = "bisley"
-# how long to wait for `patience serve` to start, and for its daily deals
-START_SECONDS = 120.0
 
 
 @dataclass
@@ -131,13 +127,6 @@ class Condition:
         return percentile(ordered, fraction) * 1000.0
 
 
-def _cmdline(proc: psutil.Process) -> str:
-    try:
-        return " ".join(proc.cmdline())
-    except psutil.Error:
-        return ""
-
-
 def _search_pids(engine_pid: int) -> list[int]:
     """The engine's search processes: its descendants started by multiprocessing's spawn
     that started none themselves (with several engine workers, the workers did)."""
@@ -145,7 +134,7 @@ def _search_pids(engine_pid: int) -> list[int]:
         tree = psutil.Process(engine_pid).children(recursive=True)
     except psutil.NoSuchProcess:
         return []
-    spawned = [proc for proc in tree if "spawn_main" in _cmdline(proc)]
+    spawned = [proc for proc in tree if "spawn_main" in command_line(proc)]
     parents = set()
     for proc in spawned:
         with contextlib.suppress(psutil.Error):
@@ -184,60 +173,6 @@ def describe_processes(services: dict[str, int]) -> str:
     return "; ".join(lines)
 
 
-# what each service's process runs (its command line, as the launcher starts it)
-SERVICE_COMMANDS = {
-    "gateway": ("patience_gateway", "patience-gateway"),
-    "engine": ("patience_engine", "patience-engine"),
-    "redis": ("redis-server",),
-    "postgres": ("postgres",),
-}
-
-
-def service_pids(launcher_pid: int) -> dict[str, int]:
-    """The launcher's children by service (each the root of that service's processes)."""
-    found: dict[str, int] = {}
-    for child in psutil.Process(launcher_pid).children():
-        line = _cmdline(child)
-        for name, marks in SERVICE_COMMANDS.items():
-            if name not in found and any(mark in line for mark in marks):
-                found[name] = child.pid
-                break
-    return found
-
-
-class Serve(HttpServerProcess):
-    """`patience serve` (python -m patience_launcher serve) on loopback, with its data in
-    `data_dir`; started once its REST port answers."""
-
-    def __init__(self, data_dir: Path, env: dict[str, str]) -> None:
-        port = free_port()
-        args = python_module(
-            "patience_launcher", "serve", "--host", LOOPBACK, "--http-port", str(port),
-            "--grpc-port", str(free_port()), "--data-dir", str(data_dir),
-        )  # fmt: skip
-        super().__init__("serve", args, env, port)
-
-    def start(self) -> Serve:
-        super().start()
-        deadline = time.monotonic() + START_SECONDS
-        while "patience is ready" not in self.output():
-            self.check_alive()
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"patience serve did not get ready:\n{self.output()}")
-            time.sleep(0.05)
-        return self
-
-    def wait_for_port(self, host: str, port: int, timeout: float = START_SECONDS) -> None:
-        super().wait_for_port(host, port, timeout)
-
-    def redis_url(self) -> str:
-        """The embedded Redis's URL, as the launcher's banner says it."""
-        found = re.search(r"^\s*Redis\s+(redis://\S+)", self.output(), re.MULTILINE)
-        if found is None:
-            raise RuntimeError(f"no Redis in the banner of patience serve:\n{self.output()}")
-        return found.group(1)
-
-
 class CrowdingBench:
     def __init__(self, settings: Settings, data_dir: Path) -> None:
         self.settings = settings
@@ -250,13 +185,14 @@ class CrowdingBench:
         self.hint_games: list[gateway_api.GameRef] = []
         self.processes = ""
 
-    def _serve(self, pool_size: int) -> Serve:
+    def _serve(self, pool_size: int) -> Stack:
+        """`patience serve` on the part's data folder."""
         env = {
             "WINNABLE_POOL_SIZE": str(pool_size),
             "DAILY_VARIANTS": DAILY_VARIANTS,
             "LOG_LEVEL": "warning",
         }
-        return Serve(self.data_dir, env)
+        return Stack(launched_in=self.data_dir, gateway_env=env)
 
     # ------------------------------------------------------------------ the pools
 
@@ -280,7 +216,7 @@ class CrowdingBench:
         with self._serve(0) as serve:
             conn = Connection(serve.base_url)
             try:
-                deadline = time.monotonic() + START_SECONDS
+                deadline = time.monotonic() + LAUNCH_SECONDS
                 while True:
                     response = await conn.request("GET", "/v1/daily", expect=(200,))
                     deals = response.json()["deals"]
@@ -300,7 +236,7 @@ class CrowdingBench:
                     self.hint_games.append(ref)
             finally:
                 await conn.close()
-            client = aioredis.from_url(serve.redis_url())
+            client = aioredis.from_url(serve.redis_url)
             try:
                 await self._clear_pools(client)
             finally:
@@ -355,7 +291,7 @@ class CrowdingBench:
         with self._serve(pool_size) as serve:
             assert self.players is not None
             self._point_at(serve.base_url)
-            services = service_pids(serve.pid)
+            services = serve.pids()
             self.processes = describe_processes(services)
             searches = _search_pids(services["engine"])
             search_before = _search_cpu(searches)
@@ -380,7 +316,7 @@ class CrowdingBench:
                         await hints
                 await self.players.close()
             result.search_cpu = _search_cpu(searches) - search_before
-            client = aioredis.from_url(serve.redis_url())
+            client = aioredis.from_url(serve.redis_url)
             try:
                 result.pooled = await self._pooled(client)
                 await self._clear_pools(client)  # the next start fills them from empty
@@ -403,10 +339,6 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         bench = CrowdingBench(settings, data_dir)
         conditions = run_fast(bench.measure)
     write_crowding(report, report.section("Searches beside moves"), settings, bench, conditions)
-
-
-def _ratio(value: float, base: float) -> str:
-    return f"{value / base:.2f}x" if base and not math.isnan(base) else "-"
 
 
 def write_crowding(
@@ -432,41 +364,33 @@ def write_crowding(
     )
     quiet = conditions[0].moves
     table = section.table(
-        "condition", "moves/s", "p50 ms", "p95 ms", "p99 ms", "max ms", "p99 per round ms",
-        "p99 / quiet", "moves/s / quiet", "search CPU (cores)",
-        "gateway / engine / redis / postgres / load generator (cores)", "deals pooled per window",
-        "hints answered / 503 / failed", "hint p50 / p99 ms", "errors",
+        "condition", "moves/s", Column("p50 ms", 2), Column("p95 ms", 2), Column("p99 ms", 2),
+        "max ms", "p99 per round ms", Column("p99 / quiet", 2, unit="x"),
+        Column("moves/s / quiet", 2, unit="x"), Column("search CPU (cores)", 2),
+        Column("gateway / engine / redis / postgres / load generator (cores)", 2),
+        "deals pooled per window", "hints answered / 503 / failed",
+        Column("hint p50 / p99 ms", 0), "errors",
     )  # fmt: skip
     for condition in conditions:
         moves = condition.moves
-        rounds = " / ".join(fmt(w.moves.p99_ms, 1) for w in condition.windows)
-        answered = sum(len(w.hint_latencies) for w in condition.windows)
-        busy = sum(w.hints_busy for w in condition.windows)
-        failed = sum(w.hint_errors for w in condition.windows)
+        windows = condition.windows
+        services = [condition.cores_of(name) for name in ("gateway", "engine", "redis", "postgres")]
         hinted = condition.name == HINTED
+        hints = [sum(len(w.hint_latencies) for w in windows), sum(w.hints_busy for w in windows),
+                 sum(w.hint_errors for w in windows)]  # fmt: skip
         table.add(
-            condition.name, fmt(moves.rate), fmt(moves.p50_ms, 2), fmt(moves.p95_ms, 2),
-            fmt(moves.p99_ms, 2), fmt(condition.max_ms, 1), rounds,
-            _ratio(moves.p99_ms, quiet.p99_ms), _ratio(moves.rate, quiet.rate),
-            fmt(condition.search_cores, 2),
-            " / ".join(
-                fmt(condition.cores_of(name), 2)
-                for name in ("gateway", "engine", "redis", "postgres")
-            ) + f" / {fmt(condition.client_cores, 2)}",
-            " / ".join(str(w.pooled) for w in condition.windows),
-            f"{answered} / {busy} / {failed}" if hinted else "-",
-            f"{fmt(condition.hint_ms(0.5), 0)} / {fmt(condition.hint_ms(0.99), 0)}"
-            if hinted else "-",
-            moves.errors,
+            condition.name, moves.rate, moves.p50_ms, moves.p95_ms, moves.p99_ms,
+            condition.max_ms, [w.moves.p99_ms for w in windows],
+            ratio(moves.p99_ms, quiet.p99_ms), ratio(moves.rate, quiet.rate),
+            condition.search_cores, [*services, condition.client_cores],
+            [w.pooled for w in windows], hints if hinted else None,
+            [condition.hint_ms(0.5), condition.hint_ms(0.99)] if hinted else None, moves.errors,
         )  # fmt: skip
         key = "crowding." + condition.name.replace(" + ", "_").replace(" ", "_")
-        report.figure(f"{key}.rate", moves.rate)
-        report.figure(f"{key}.p50_ms", moves.p50_ms)
-        report.figure(f"{key}.p99_ms", moves.p99_ms)
+        report.measurement(key, moves)
         report.figure(f"{key}.max_ms", condition.max_ms)
         report.figure(f"{key}.search_cores", condition.search_cores)
-        if moves.first_error:
-            section.note(f"First error ({condition.name}): {moves.first_error}")
+        section.first_error(condition.name, moves.first_error)
     worst = conditions[-1].moves.p99_ms
     met = "met" if worst < GOAL_P99_MS else "not met"
     section.note(

@@ -64,11 +64,18 @@ from bench.clients.engine_players import (
     wait_serving,
 )
 from bench.harness.meters import CpuMeter
-from bench.harness.report import Report, Section, Table, fmt, pct
+from bench.harness.report import (
+    Column,
+    Report,
+    Section,
+    Table,
+    measurement_cells,
+    measurement_columns,
+)
 from bench.harness.servers import EngineProcess
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, alternate, closed_loop
+from bench.harness.stats import Measurement, alternate, closed_loop, ratio
 
 GOAL_RATIO = 0.80
 # two engines of one process each, every move sent to the one that did not write its state
@@ -168,9 +175,9 @@ def measure_over_grpc(report: Report, settings: Settings) -> None:
         f" empty-RPC rate."
     )
     table = section.table(
-        "engine procs", "states", "RPC", "calls/s", "p50 ms", "p95 ms", "p99 ms",
-        "server CPU µs/call", "client CPU µs/call", "errors", "Apply / empty (rate)",
-        "Apply / empty (server CPU)",
+        "engine procs", "states", "RPC", *measurement_columns(),
+        Column("Apply / empty (rate)", 0, percent=True), "goal met",
+        Column("Apply / empty (server CPU)", 0, percent=True),
     )  # fmt: skip
     setups = [(f"w{workers}", 1, workers, str(workers)) for workers in settings.engine_workers]
     setups.append((f"replicas{REPLICAS}", REPLICAS, 1, f"{REPLICAS} replicas x 1"))
@@ -195,10 +202,6 @@ def measure_over_grpc(report: Report, settings: Settings) -> None:
     )
 
 
-def _ratio(top: float | None, bottom: float | None) -> float | None:
-    return top / bottom if top is not None and bottom else None
-
-
 ROWS = (
     ("empty", "health Check"),
     ("apply", "ApplyMove (forward play)"),
@@ -219,29 +222,17 @@ def write_pair(
         if name not in results:
             continue
         m = results[name]
-        is_apply = name != "empty"
-        by_rate = _ratio(m.rate, empty.rate)
-        by_cpu = _ratio(empty.server_cpu_us_per_call, m.server_cpu_us_per_call)
-        goal = ""
-        if is_apply and by_rate is not None:
-            goal = " (goal met)" if by_rate >= GOAL_RATIO else " (goal not met)"
-        table.add(
-            *first_cells, label, fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.p95_ms, 2),
-            fmt(m.p99_ms, 2), fmt(m.server_cpu_us_per_call, 0),
-            fmt(m.client_cpu_us_per_call, 0), m.errors,
-            pct(by_rate) + goal if is_apply else "", pct(by_cpu) if is_apply else "",
-        )  # fmt: skip
-        report.figure(f"{prefix}.{name}.rate", m.rate)
-        report.figure(f"{prefix}.{name}.p50_ms", m.p50_ms)
-        report.figure(f"{prefix}.{name}.p95_ms", m.p95_ms)
-        report.figure(f"{prefix}.{name}.p99_ms", m.p99_ms)
-        report.figure(f"{prefix}.{name}.server_cpu_us", m.server_cpu_us_per_call)
-        if is_apply:
+        by_rate = by_cpu = met = None
+        if name != "empty":
+            by_rate = ratio(m.rate, empty.rate)
+            by_cpu = ratio(empty.server_cpu_us_per_call, m.server_cpu_us_per_call)
+            met = by_rate >= GOAL_RATIO if by_rate is not None else None
             suffix = "" if name == "apply" else f"_{name}"
             report.figure(f"{prefix}.ratio{suffix}", by_rate)
             report.figure(f"{prefix}.cpu_ratio{suffix}", by_cpu)
-        if m.first_error:
-            section.note(f"First error ({' '.join(first_cells)}, {label}): {m.first_error}")
+        table.add(*first_cells, label, *measurement_cells(m), by_rate, met, by_cpu)
+        report.measurement(f"{prefix}.{name}", m)
+        section.first_error(f"{' '.join(first_cells)}, {label}", m.first_error)
 
 
 # --- sealing a state, in-process ----------------------------------------------------
@@ -344,11 +335,11 @@ def measure_sealing(report: Report, settings: Settings) -> None:
         " A move is one open and one seal. The AEAD envelope adds 37 bytes to a state"
         " (version, key id, nonce, tag), the HMAC added 34 (the seal field)."
     )
-    table = section.table("scheme", "step", "µs/call", "vs no key (µs)")
+    table = section.table("scheme", "step", Column("µs/call", 2), Column("vs no key (µs)", 2))
     baseline: dict[str, float] = {}
     costs = per_call_us([(action, items) for _, _, _, action, items in rows], seconds)
     for (figure, scheme, step, _, _), cost in zip(rows, costs, strict=True):
         kind = "seal" if step == "seal" else "open"
         baseline.setdefault(kind, cost)  # the no-key rows come first
-        table.add(scheme, step, fmt(cost, 2), fmt(cost - baseline[kind], 2))
+        table.add(scheme, step, cost, cost - baseline[kind])
         report.figure(f"sealing.{figure}.us", cost)

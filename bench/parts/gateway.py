@@ -17,10 +17,19 @@ from bench.clients.endless_games import EndlessGame, find_endless_game
 from bench.clients.gateway_players import Players
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
-from bench.harness.report import Report, Section, fmt, pct
+from bench.harness.report import (
+    Column,
+    Report,
+    Section,
+    cpu_by_process,
+    fmt,
+    measurement_cells,
+    measurement_columns,
+    pct,
+)
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, alternate, closed_loop
+from bench.harness.stats import Measurement, alternate, closed_loop, ratio
 
 GOAL_RATIO = 0.50
 # the sweep stops once this many levels in a row fail to beat the best rate by 5 %
@@ -47,36 +56,20 @@ async def redis_round_trip(url: str, settings: Settings, cpu: CpuMeter) -> dict[
         await client.aclose()
 
 
-def _row(label: str, m: Measurement) -> list[str]:
-    return [
-        label, str(m.concurrency), fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.p95_ms, 2),
-        fmt(m.p99_ms, 2), fmt(m.server_cpu_us_per_call, 0), fmt(m.client_cpu_us_per_call, 0),
-        str(m.errors),
-    ]  # fmt: skip
-
-
-ROW_HEADERS = (
-    "what", "clients", "calls/s", "p50 ms", "p95 ms", "p99 ms", "server CPU µs/call",
-    "client CPU µs/call", "errors",
-)  # fmt: skip
-
-
 class GatewayBench:
     """The measurements of one stack: side by side, the sweep, the Redis floor."""
 
     def __init__(self, stack: Stack, plan: EndlessGame, settings: Settings) -> None:
         self.stack = stack
         self.settings = settings
-        assert stack.gateway is not None and stack.bare is not None
-        self.players = Players(
-            stack.gateway.base_url, stack.bare.base_url, plan, settings.games_per_client
-        )
+        assert stack.bare is not None
+        self.players = Players(stack.base_url, stack.bare.base_url, plan, settings.games_per_client)
         # the same moves by players: their access tokens open their games
         self.owners = Players(
-            stack.gateway.base_url, None, plan, settings.games_per_client, as_players=True
+            stack.base_url, None, plan, settings.games_per_client, as_players=True
         )
-        self.gateway_cpu = CpuMeter(stack.server_pids())
-        self.bare_cpu = CpuMeter(stack.bare_pids())
+        self.gateway_cpu = CpuMeter(stack.pids())
+        self.bare_cpu = CpuMeter(stack.pids("bare", "redis"))
 
     async def _measure(
         self, call: Callable[[int], Awaitable[None]], cpu: CpuMeter, clients: int, seconds: float
@@ -126,15 +119,13 @@ class GatewayBench:
 
     async def run(self) -> tuple[dict[str, Measurement], list[tuple[Measurement, Measurement]],
                                  dict[str, Measurement]]:  # fmt: skip
-        assert self.stack.redis is not None
         try:
             await self.players.prepare(max(self.settings.gateway_concurrency, *self.settings.sweep))
             await self.owners.prepare(self.settings.gateway_concurrency)
             side = await self.side_by_side()
             sweep = await self.sweep()
-            assert self.stack.redis.process is not None
-            redis_cpu = CpuMeter({"redis": self.stack.redis.process.pid})
-            floor = await redis_round_trip(self.stack.redis.url, self.settings, redis_cpu)
+            redis_cpu = CpuMeter(self.stack.pids("redis"))
+            floor = await redis_round_trip(self.stack.redis_url, self.settings, redis_cpu)
         finally:
             await self.players.close()
             await self.owners.close()
@@ -166,6 +157,13 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     write_gateway(report, section, side, sweep, floor)
 
 
+SIDE_BY_SIDE = {
+    "gateway": "gateway POST move (If-Match)",
+    "player": "the same, a player's game (access token)",
+    "bare": "bare FastAPI: Redis GET + SET",
+}
+
+
 def write_gateway(
     report: Report,
     section: Section,
@@ -173,38 +171,30 @@ def write_gateway(
     sweep: list[tuple[Measurement, Measurement]],
     floor: dict[str, Measurement],
 ) -> None:
-    table = section.table(*ROW_HEADERS)
-    table.add(*_row("gateway POST move (If-Match)", side["gateway"]))
-    table.add(*_row("the same, a player's game (access token)", side["player"]))
-    table.add(*_row("bare FastAPI: Redis GET + SET", side["bare"]))
+    table = section.table("what", "clients", *measurement_columns())
+    rows = [(SIDE_BY_SIDE[name], side[name]) for name in SIDE_BY_SIDE]
+    rows += [("Redis PING (redis-py asyncio)", m) for m in floor.values()]
+    for label, m in rows:
+        table.add(label, m.concurrency, *measurement_cells(m))
     for name, m in floor.items():
-        table.add(*_row("Redis PING (redis-py asyncio)", m))
-        key = name.replace(" ", "_")
-        report.figure(f"redis.{key}.rate", m.rate)
-        report.figure(f"redis.{key}.p50_ms", m.p50_ms)
-    ratio = side["gateway"].rate / side["bare"].rate if side["bare"].rate else None
-    goal = " (goal met)" if ratio is not None and ratio >= GOAL_RATIO else " (goal not met)"
-    gateway_cpu, bare_cpu = (side[n].server_cpu_us_per_call for n in ("gateway", "bare"))
-    cpu_ratio = bare_cpu / gateway_cpu if gateway_cpu and bare_cpu is not None else None
+        report.measurement(f"redis.{name.replace(' ', '_')}", m)
+    by_rate = ratio(side["gateway"].rate, side["bare"].rate)
+    goal = " (goal met)" if by_rate is not None and by_rate >= GOAL_RATIO else " (goal not met)"
+    cpu = {name: m.server_cpu_us_per_call for name, m in side.items()}
+    by_cpu = ratio(cpu["bare"], cpu["gateway"])
     section.note(
-        f"Gateway moves / bare endpoint: **{pct(ratio)}**{goal}; goal >= {GOAL_RATIO:.0%}."
+        f"Gateway moves / bare endpoint: **{pct(by_rate)}**{goal}; goal >= {GOAL_RATIO:.0%}."
         f" By server CPU per request (bare / gateway, the ratio of rates if the servers"
-        f" alone were the bottleneck): {pct(cpu_ratio)}."
+        f" alone were the bottleneck): {pct(by_cpu)}."
     )
-    report.figure("gateway.cpu_ratio", cpu_ratio)
-    report.figure("gateway.ratio", ratio)
-    split = []
-    for name, m in (("gateway", side["gateway"]), ("bare", side["bare"])):
-        parts = ", ".join(
-            f"{process} {fmt(m.server_cpu_us_per_call_of(process), 0)} µs"
-            for process in m.server_cpu_by_name
-        )
-        split.append(f"{name}: {parts}")
-        for process in m.server_cpu_by_name:
-            report.figure(f"gateway.{name}.cpu_us.{process}", m.server_cpu_us_per_call_of(process))
-    section.note("Server CPU per request by process: " + "; ".join(split) + ".")
-    game_cpu, player_cpu = (side[n].server_cpu_us_per_call for n in ("gateway", "player"))
-    player_ratio = player_cpu / game_cpu if game_cpu and player_cpu is not None else None
+    report.figure("gateway.cpu_ratio", by_cpu)
+    report.figure("gateway.ratio", by_rate)
+    section.note(
+        "Server CPU per request by process: "
+        + "; ".join(f"{name}: {cpu_by_process(side[name])}" for name in ("gateway", "bare"))
+        + "."
+    )
+    player_ratio = ratio(cpu["player"], cpu["gateway"])
     section.note(
         f"A player's move (its access token, a JWT verified once per token and process) /"
         f" an anonymous game's move (its own token), server CPU per move: "
@@ -212,29 +202,25 @@ def write_gateway(
     )
     report.figure("gateway.player_cpu_ratio", player_ratio)
     for name, m in side.items():
-        for stat in ("rate", "p50_ms", "p95_ms", "p99_ms"):
-            report.figure(f"gateway.{name}.{stat}", getattr(m, stat))
-        report.figure(f"gateway.{name}.server_cpu_us", m.server_cpu_us_per_call)
-        if m.first_error:
-            section.note(f"First error ({name}): {m.first_error}")
+        report.measurement(f"gateway.{name}", m)
+        section.first_error(name, m.first_error)
 
     section.note("Latency against concurrency (gateway POST move, then bare, per level):")
     levels = section.table(
-        "clients", "gateway moves/s", "p50 ms", "p95 ms", "p99 ms", "bare req/s",
-        "bare p50 ms", "bare p99 ms", "gateway / bare", "errors",
+        "clients", "gateway moves/s", Column("p50 ms", 2), Column("p95 ms", 2),
+        Column("p99 ms", 2), "bare req/s", Column("bare p50 ms", 2), Column("bare p99 ms", 2),
+        Column("gateway / bare", 0, percent=True), "errors",
     )  # fmt: skip
-    peak = max(sweep, key=lambda pair: pair[0].rate)[0] if sweep else None
     for gateway, bare in sweep:
         levels.add(
-            gateway.concurrency, fmt(gateway.rate), fmt(gateway.p50_ms, 2),
-            fmt(gateway.p95_ms, 2), fmt(gateway.p99_ms, 2), fmt(bare.rate),
-            fmt(bare.p50_ms, 2), fmt(bare.p99_ms, 2),
-            pct(gateway.rate / bare.rate if bare.rate else None), gateway.errors + bare.errors,
+            gateway.concurrency, gateway.rate, gateway.p50_ms, gateway.p95_ms, gateway.p99_ms,
+            bare.rate, bare.p50_ms, bare.p99_ms, ratio(gateway.rate, bare.rate),
+            gateway.errors + bare.errors,
         )  # fmt: skip
-        report.figure(f"gateway.sweep.c{gateway.concurrency}.rate", gateway.rate)
-        report.figure(f"gateway.sweep.c{gateway.concurrency}.p99_ms", gateway.p99_ms)
-        report.figure(f"bare.sweep.c{bare.concurrency}.rate", bare.rate)
-    if peak is not None:
+        report.measurement(f"gateway.sweep.c{gateway.concurrency}", gateway)
+        report.measurement(f"bare.sweep.c{bare.concurrency}", bare)
+    if sweep:
+        peak = max(sweep, key=lambda pair: pair[0].rate)[0]
         section.note(
             f"Gateway throughput peaks at {peak.concurrency} clients: {fmt(peak.rate)} moves/s."
         )

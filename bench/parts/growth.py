@@ -24,7 +24,7 @@ from bench.clients import gateway_api
 from bench.clients.endless_games import EndlessGame, find_endless_game
 from bench.clients.http_client import Connection
 from bench.harness.event_loop import run_fast
-from bench.harness.report import Report, Section, fmt
+from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
 from bench.harness.stats import median, percentile
@@ -109,11 +109,10 @@ class LongGame:
 
 
 async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -> Growth:
-    assert stack.gateway is not None and stack.redis is not None
-    redis_url = stack.redis.url
+    redis_url = stack.redis_url
     window = settings.growth_window
     growth = Growth(settings.growth_early, settings.growth_late)
-    conn = Connection(stack.gateway.base_url)
+    conn = Connection(stack.base_url)
     young = LongGame(conn, plan, growth.early_at - 1 + window)
     old = LongGame(conn, plan, growth.late_at - 1 + window)
     memory_marks = set(settings.memory_after)
@@ -173,7 +172,8 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
         f" client): {window} moves of a young game from move {growth.early_at}"
         f" alternating with {window} moves of an old one from move {growth.late_at}."
     )
-    table = section.table("request", "at moves", "median ms", "p95 ms", "max ms")
+    times = (Column(header, 2) for header in ("median ms", "p95 ms", "max ms"))
+    table = section.table("request", "at moves", *times)
     rows = (
         ("move", "early", f"{growth.early_at}..{growth.early_at + window - 1}", growth.early),
         ("move", "late", f"{growth.late_at}..{growth.late_at + window - 1}", growth.late),
@@ -185,10 +185,7 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
             continue
         ordered = sorted(span)
         middle = median(span) * 1000
-        table.add(
-            request, where, fmt(middle, 2),
-            fmt(percentile(ordered, 0.95) * 1000, 2), fmt(ordered[-1] * 1000, 2),
-        )  # fmt: skip
+        table.add(request, where, middle, percentile(ordered, 0.95) * 1000, ordered[-1] * 1000)
         report.figure(f"growth.{name}.median_ms", middle)
     ratio = median(growth.late) / median(growth.early)
     section.note(f"Moves, late / early median: **{ratio:.2f}** (flat is about 1).")
@@ -207,15 +204,15 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
         "Redis memory of one stored game (`MEMORY USAGE <key> SAMPLES 0` summed over"
         f" the game's keys); goal < {MEMORY_GOAL_BYTES:,} bytes with 200 moves of history:"
     )
-    mem = section.table("after moves", "keys", "bytes", "bytes per move since previous row")
+    mem = section.table(
+        "after moves", "keys", "bytes", "bytes per move since previous row", "goal met"
+    )
     previous: GameMemory | None = None
     for entry in growth.memory:
-        goal = ""
-        if entry.moves >= 200:
-            goal = " (goal met)" if entry.bytes < MEMORY_GOAL_BYTES else " (goal not met)"
         per_move = None
         if previous is not None:
             per_move = (entry.bytes - previous.bytes) / (entry.moves - previous.moves)
-        mem.add(entry.moves, entry.keys, fmt(entry.bytes) + goal, fmt(per_move, 1))
+        met = entry.bytes < MEMORY_GOAL_BYTES if entry.moves >= 200 else None
+        mem.add(entry.moves, entry.keys, entry.bytes, per_move, met)
         report.figure(f"growth.memory_after_{entry.moves}.bytes", entry.bytes)
         previous = entry

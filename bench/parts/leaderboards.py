@@ -3,9 +3,9 @@ real HTTP (GET /v1/leaderboards/wins/{variant}), against baselines measured in t
 run: the gateway's own near-empty GET (/livez), the bare FastAPI endpoint, the raw Redis
 commands of a read and the raw PostgreSQL look-up of its display names.
 
-The part starts its own stack (Redis, PostgreSQL, one engine process, the gateway with
-one worker, the bare endpoint), so that it knows the players' token key and fills a
-database nobody else writes to. The board is filled as the service fills it: the players
+The part starts a stack of its own (Redis, PostgreSQL, one engine process, the gateway
+with one worker, the bare endpoint), so that it fills a database nobody else writes to;
+the stack holds the players' token key. The board is filled as the service fills it: the players
 inserted into PostgreSQL's `players` table (a display name for most), the board written
 with the commands of `Boards.rebuild` (what the gateway sends when it rebuilds a board
 from PostgreSQL). Players' access tokens are signed with the gateway's key, as POST
@@ -27,13 +27,12 @@ import asyncio
 import base64
 import bisect
 import random
-import secrets
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import ExitStack, asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any
 
 import orjson
 from patience_gateway.players.access_tokens import AccessTokens, KeySet
@@ -47,9 +46,6 @@ from patience_gateway.storage.boards import (
     built_key,
 )
 from patience_gateway.storage.database import Database
-from patience_launcher.lifecycle import StartsAndStops
-from patience_launcher.postgres_server import EmbeddedPostgres
-from patience_launcher.redis_server import EmbeddedRedis
 from psycopg import AsyncConnection
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
@@ -58,11 +54,19 @@ from redis.backoff import NoBackoff
 from bench.clients.http_client import Connection
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
-from bench.harness.report import Report, Section, fmt, pct
-from bench.harness.servers import EngineProcess, HttpServerProcess, bare_process, gateway_process
+from bench.harness.report import (
+    Column,
+    Report,
+    Section,
+    cpu_by_process,
+    fmt,
+    measurement_cells,
+    measurement_columns,
+    pct,
+)
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, alternate, closed_loop
+from bench.harness.stats import Measurement, alternate, closed_loop, ratio
 
 VARIANT = "bisley"
 BOARD = wins_name(VARIANT, ALL_TIME)
@@ -83,68 +87,6 @@ TOKEN_SECONDS = 4 * 3600
 TOP_PATH = f"/v1/leaderboards/wins/{VARIANT}?period=all&top={TOP}"
 ME_PATH = f"{TOP_PATH}&around={AROUND}"
 NAMES_SQL = "SELECT id, display_name FROM players WHERE id = ANY(%s)"
-
-
-# ---------------------------------------------------------------------- the stack
-
-
-class BoardStack(StartsAndStops):
-    """Redis, PostgreSQL, one engine process, the gateway (one worker, players on, with
-    a token key this part holds) and the bare endpoint, all on loopback."""
-
-    def __init__(self) -> None:
-        self.token_key = secrets.token_hex(32)
-        self._exit = ExitStack()
-        self.redis: EmbeddedRedis | None = None
-        self.postgres: EmbeddedPostgres | None = None
-        self.engine: EngineProcess | None = None
-        self.gateway: HttpServerProcess | None = None
-        self.bare: HttpServerProcess | None = None
-
-    def start(self) -> Self:
-        try:
-            self.redis = self._exit.enter_context(EmbeddedRedis())
-            self.postgres = self._exit.enter_context(EmbeddedPostgres())
-            self.engine = self._exit.enter_context(EngineProcess(workers=1))
-            env = {
-                "DATABASE_URL": self.postgres.url,
-                "PLAYER_TOKEN_KEYS": self.token_key,
-                # one variant's daily deals (proved in milliseconds), so that no search
-                # for the others' runs on the engine while the reads are measured
-                "DAILY_VARIANTS": VARIANT,
-            }
-            self.gateway = self._exit.enter_context(
-                gateway_process(redis_url=self.redis.url, engine_target=self.engine.target, env=env)
-            )
-            self.bare = self._exit.enter_context(bare_process(redis_url=self.redis.url))
-        except BaseException:
-            self._exit.close()
-            raise
-        return self
-
-    def stop(self) -> None:
-        self._exit.close()
-
-    @property
-    def redis_url(self) -> str:
-        assert self.redis is not None
-        return self.redis.url
-
-    @property
-    def database_url(self) -> str:
-        assert self.postgres is not None
-        return self.postgres.url
-
-    def pids(self, *names: str) -> dict[str, int]:
-        assert self.gateway and self.bare and self.redis and self.redis.process
-        assert self.postgres and self.postgres.process
-        known = {
-            "gateway": self.gateway.pid,
-            "bare": self.bare.pid,
-            "redis": self.redis.process.pid,
-            "postgres": self.postgres.process.pid,
-        }
-        return {name: known[name] for name in names}
 
 
 # ---------------------------------------------------------------------- the board
@@ -183,7 +125,7 @@ def draw_board(players: int, sample: int) -> Board:
     return Board(scores, names, chosen, {}, sorted(scores.values()))
 
 
-async def fill(stack: BoardStack, board: Board) -> None:
+async def fill(stack: Stack, board: Board) -> None:
     """The players into PostgreSQL, the board into Redis (as a rebuild writes it), and
     the sampled players' access tokens."""
     began = time.perf_counter()
@@ -247,10 +189,10 @@ class Readers:
     """Concurrent clients, each with its own keep-alive connections to the gateway and
     the bare endpoint; the player of each read of "me" is drawn from the sample."""
 
-    def __init__(self, stack: BoardStack, board: Board, clients: int) -> None:
-        assert stack.gateway is not None and stack.bare is not None
+    def __init__(self, stack: Stack, board: Board, clients: int) -> None:
+        assert stack.bare is not None
         self.board = board
-        self.gateway_url = stack.gateway.base_url
+        self.gateway_url = stack.base_url
         self.bare_url = stack.bare.base_url
         self.gateway: list[Connection] = []
         self.bare_conns: list[Connection] = []
@@ -324,7 +266,7 @@ class Floors:
     commands (redis-py asyncio, as the gateway sends them) and the display names'
     SELECT on an open PostgreSQL connection."""
 
-    def __init__(self, stack: BoardStack, board: Board, clients: int) -> None:
+    def __init__(self, stack: Stack, board: Board, clients: int) -> None:
         self.board = board
         self.redis = Redis.from_url(
             stack.redis_url, max_connections=clients, retry=Retry(NoBackoff(), 0)
@@ -450,7 +392,7 @@ class StepProfile:
     clock: StepClock  # its steps, and "whole read" and "JSON" around them
 
 
-async def profile_steps(stack: BoardStack, board: Board, reads: int) -> StepProfile:
+async def profile_steps(stack: Stack, board: Board, reads: int) -> StepProfile:
     """`reads` reads of "me", one at a time, through the gateway's Leaderboards in this
     process with a clock around each step."""
     clock = StepClock()
@@ -495,7 +437,7 @@ def levels_of(settings: Settings) -> list[int]:
     return sorted({1, settings.gateway_concurrency})
 
 
-async def measure(stack: BoardStack, board: Board, settings: Settings) -> Results:
+async def measure(stack: Stack, board: Board, settings: Settings) -> Results:
     await fill(stack, board)
     most = max(levels_of(settings))
     readers = Readers(stack, board, most)
@@ -567,12 +509,7 @@ FLOOR_ROWS = (
 )
 
 
-def _row(label: str, m: Measurement) -> list[str]:
-    return [
-        label, str(m.concurrency), fmt(m.rate), fmt(m.p50_ms, 2), fmt(m.latency_ms(0.90), 2),
-        fmt(m.p99_ms, 2), fmt(m.server_cpu_us_per_call, 0), fmt(m.client_cpu_us_per_call, 0),
-        str(m.errors),
-    ]  # fmt: skip
+LATENCIES = (0.50, 0.90, 0.99)
 
 
 def write(report: Report, section: Section, board: Board, results: Results) -> None:
@@ -584,23 +521,13 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         f' {len(board.sample):,} sampled players read "me" with their access tokens.'
     )
     report.figure("leaderboards.players", len(board.scores))
-    table = section.table(
-        "what", "clients", "reads/s", "p50 ms", "p90 ms", "p99 ms", "server CPU µs/call",
-        "client CPU µs/call", "errors",
-    )  # fmt: skip
+    table = section.table("what", "clients", *measurement_columns("reads/s", LATENCIES))
     for level in results.levels:
-        for key, label in HTTP_ROWS:
-            table.add(*_row(label, level.http[key]))
-        for key, label in FLOOR_ROWS:
-            table.add(*_row(label, level.floors[key]))
-        for key, m in {**level.http, **level.floors}.items():
-            prefix = f"leaderboards.c{level.clients}.{key}"
-            report.figure(f"{prefix}.rate", m.rate)
-            for stat, fraction in (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99)):
-                report.figure(f"{prefix}.{stat}", m.latency_ms(fraction))
-            report.figure(f"{prefix}.server_cpu_us", m.server_cpu_us_per_call)
-            if m.first_error:
-                section.note(f"First error ({key}, {level.clients} clients): {m.first_error}")
+        for key, label in HTTP_ROWS + FLOOR_ROWS:
+            m = {**level.http, **level.floors}[key]
+            table.add(label, m.concurrency, *measurement_cells(m, LATENCIES))
+            report.measurement(f"leaderboards.c{level.clients}.{key}", m)
+            section.first_error(f"{key}, {level.clients} clients", m.first_error)
 
     for level in results.levels:
         top, me, livez, bare = (level.http[k] for k in ("top", "me", "livez", "bare"))
@@ -608,24 +535,14 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         for name, m in (("top 10", top), ("top 10 + me", me)):
             met = "met" if m.p99_ms < GOAL_P99_MS else "not met"
             verdicts.append(f"{name} p99 {fmt(m.p99_ms, 2)} ms ({met})")
-        split = ", ".join(
-            f"{process} {fmt(me.server_cpu_us_per_call_of(process), 0)} µs"
-            for process in me.server_cpu_by_name
-        )
         section.note(
             f"**{level.clients} client(s)**: {'; '.join(verdicts)}; goal p99 under"
             f" {GOAL_P99_MS:g} ms. Reads/s over the gateway's /livez: top"
-            f" {pct(top.rate / livez.rate if livez.rate else None)}, me"
-            f" {pct(me.rate / livez.rate if livez.rate else None)}; over the bare endpoint:"
-            f" top {pct(top.rate / bare.rate if bare.rate else None)}, me"
-            f" {pct(me.rate / bare.rate if bare.rate else None)}. Server CPU per read of"
-            f' "me" by process: {split}.'
+            f" {pct(ratio(top.rate, livez.rate))}, me {pct(ratio(me.rate, livez.rate))}; over"
+            f" the bare endpoint: top {pct(ratio(top.rate, bare.rate))}, me"
+            f" {pct(ratio(me.rate, bare.rate))}. Server CPU per read of"
+            f' "me" by process: {cpu_by_process(me)}.'
         )
-        for process in me.server_cpu_by_name:
-            report.figure(
-                f"leaderboards.c{level.clients}.me.cpu_us.{process}",
-                me.server_cpu_us_per_call_of(process),
-            )
 
     write_sweep(report, section, results.sweep)
     profile = results.profile
@@ -637,8 +554,9 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         f" token add."
     )
     steps = section.table(
-        "step", "calls per read", "wall µs per read", "CPU µs per read (bench process)",
-        "waiting µs", "share of the wall time",
+        "step", "calls per read", Column("wall µs per read", 0),
+        Column("CPU µs per read (bench process)", 0), Column("waiting µs", 0),
+        Column("share of the wall time", 0, percent=True),
     )  # fmt: skip
     clock, reads = profile.clock, max(profile.reads, 1)
 
@@ -651,20 +569,14 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
     for name in ordered:
         wall, cpu = per_read(clock.seconds[name]), per_read(clock.cpu_seconds[name])
         rest, rest_cpu = rest - wall, rest_cpu - cpu
-        steps.add(
-            name, f"{clock.calls[name] / reads:.1f}", fmt(wall, 0), fmt(cpu, 0),
-            fmt(wall - cpu, 0), pct(wall / whole if whole else None),
-        )  # fmt: skip
+        share = wall / whole if whole else None
+        steps.add(name, clock.calls[name] / reads, wall, cpu, wall - cpu, share)
         slug = name.split(" (")[0].replace(" ", "_").replace("'", "").replace("?", "")
         report.figure(f"leaderboards.step.{slug}_us", wall)
         report.figure(f"leaderboards.step.{slug}_cpu_us", cpu)
-    steps.add(
-        "the rest (rows built in Python)", "-", fmt(rest, 0), fmt(rest_cpu, 0),
-        fmt(rest - rest_cpu, 0), pct(rest / whole if whole else None),
-    )  # fmt: skip
-    steps.add(
-        f"**{WHOLE}**", "-", fmt(whole, 0), fmt(whole_cpu, 0), fmt(whole - whole_cpu, 0), "100%"
-    )
+    rest_share = rest / whole if whole else None
+    steps.add("the rest (rows built in Python)", None, rest, rest_cpu, rest - rest_cpu, rest_share)
+    steps.add(f"**{WHOLE}**", None, whole, whole_cpu, whole - whole_cpu, 1.0)
     report.figure("leaderboards.step.total_us", whole)
     report.figure("leaderboards.step.total_cpu_us", whole_cpu)
 
@@ -674,8 +586,9 @@ def write_sweep(
 ) -> None:
     section.note("Latency against concurrency (top 10, then top 10 + me, per level):")
     table = section.table(
-        "clients", "top reads/s", "top p50 ms", "top p99 ms", "me reads/s", "me p50 ms",
-        "me p90 ms", "me p99 ms", "errors",
+        "clients", "top reads/s", Column("top p50 ms", 2), Column("top p99 ms", 2),
+        "me reads/s", Column("me p50 ms", 2), Column("me p90 ms", 2), Column("me p99 ms", 2),
+        "errors",
     )  # fmt: skip
     within = 0  # the most clients up to which every level kept both p99s within the goal
     for top, me in sweep:
@@ -684,13 +597,11 @@ def write_sweep(
         within = me.concurrency
     for top, me in sweep:
         table.add(
-            top.concurrency, fmt(top.rate), fmt(top.p50_ms, 2), fmt(top.p99_ms, 2), fmt(me.rate),
-            fmt(me.p50_ms, 2), fmt(me.latency_ms(0.90), 2), fmt(me.p99_ms, 2),
-            top.errors + me.errors,
+            top.concurrency, top.rate, top.p50_ms, top.p99_ms, me.rate, me.p50_ms,
+            me.latency_ms(0.90), me.p99_ms, top.errors + me.errors,
         )  # fmt: skip
-        for name, m in (("top", top), ("me", me)):
-            report.figure(f"leaderboards.sweep.c{m.concurrency}.{name}.rate", m.rate)
-            report.figure(f"leaderboards.sweep.c{m.concurrency}.{name}.p99_ms", m.p99_ms)
+        report.measurement(f"leaderboards.sweep.c{top.concurrency}.top", top)
+        report.measurement(f"leaderboards.sweep.c{me.concurrency}.me", me)
     best = max(sweep, key=lambda pair: pair[1].rate)[1] if sweep else None
     section.note(
         f"p99 under {GOAL_P99_MS:g} ms for both reads: "
@@ -704,7 +615,7 @@ def write_sweep(
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
-    del stack  # this part starts its own: it needs the players' token key
+    del stack  # its own: a database nobody else writes to, one variant's daily deals
     players = settings.leaderboard_players
     section = report.section(f"Leaderboard reads: {players:,} players on one board")
     section.note(
@@ -722,6 +633,8 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         f" call. Goal: p99 under {GOAL_P99_MS:g} ms (loopback)."
     )
     board = draw_board(players, SAMPLE.get(settings.mode, SAMPLE["quick"]))
-    with BoardStack() as board_stack:
+    # one variant's daily deals (proved in milliseconds), so that no search for the
+    # others' runs on the engine while the reads are measured
+    with Stack(with_bare=True, gateway_env={"DAILY_VARIANTS": VARIANT}) as board_stack:
         results = run_fast(lambda: measure(board_stack, board, settings))
     write(report, section, board, results)

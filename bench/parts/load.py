@@ -13,20 +13,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import astuple
 from pathlib import Path
 
 from bench.clients.locust_runner import LoadResult, parse_run_time, run_locust
 from bench.harness.paths import RESULTS
-from bench.harness.report import Report, Section, fmt
+from bench.harness.report import Column, Report, Section
 from bench.harness.servers import stop_servers_on_sigterm
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
-    assert stack is not None and stack.gateway is not None, "load needs the shared stack"
+    assert stack is not None, "load needs the shared stack"
     result = run_locust(
-        stack.gateway.base_url,
+        stack.base_url,
         settings.load_users,
         settings.load_spawn_rate,
         settings.load_run_time,
@@ -47,8 +48,7 @@ def run_load(
     if host:
         return run_locust(host, users, spawn_rate, run_time, processes)
     with Stack(engine_workers=engine_workers) as stack:
-        assert stack.gateway is not None
-        return run_locust(stack.gateway.base_url, users, spawn_rate, run_time, processes)
+        return run_locust(stack.base_url, users, spawn_rate, run_time, processes)
 
 
 def _generator(processes: int) -> str:
@@ -65,12 +65,10 @@ def write_load(report: Report, section: Section, result: LoadResult) -> None:
         " player: create 1, view 3, legal moves 3, move 6 (a listed legal move, If-Match),"
         " undo 1; a 0-50 ms pause between tasks. Latencies in ms."
     )
-    table = section.table("request", "count", "failures", "req/s", "p50", "p95", "p99", "max")
+    latencies = (Column(name, 0) for name in ("p50", "p95", "p99", "max"))
+    table = section.table("request", "count", "failures", "req/s", *latencies)
     for row in result.rows:
-        table.add(
-            row.name, row.requests, row.failures, fmt(row.rate), fmt(row.p50, 0),
-            fmt(row.p95, 0), fmt(row.p99, 0), fmt(row.max, 0),
-        )  # fmt: skip
+        table.add(*astuple(row))
     total = result.total
     report.figure("load.requests", total.requests)
     report.figure("load.failures", total.failures)
@@ -84,9 +82,9 @@ def write_load(report: Report, section: Section, result: LoadResult) -> None:
         for name, error, count in result.failures[:10]:
             failures.add(name, error[:120], count)
     if result.exceptions:
-        exceptions = section.table("exception in the locustfile", "count")
+        exceptions = section.table("count", "exception in the locustfile")
         for count, message in result.exceptions[:10]:
-            exceptions.add(message[:160], count)
+            exceptions.add(count, message[:160])
 
 
 def main(argv: list[str] | None = None) -> int:

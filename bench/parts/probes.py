@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
-
-from patience_launcher.redis_server import EmbeddedRedis
 
 from bench.clients import http_probes
 from bench.clients.http_probes import Outcome, SlowClientsResult
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import MIB, MemoryWatch
-from bench.harness.report import Report, Section, fmt
-from bench.harness.servers import LOOPBACK, EngineProcess, gateway_process
+from bench.harness.report import Column, Report, Section
+from bench.harness.servers import LOOPBACK
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
 
@@ -139,22 +136,11 @@ class GatewayProber:
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     timeout = str(settings.probe_timeout_seconds)
     workers = settings.probe_gateway_workers
-    with ExitStack() as running:
-        redis = running.enter_context(EmbeddedRedis())
-        engine = running.enter_context(EngineProcess(workers=1))
-        gateway = running.enter_context(
-            gateway_process(
-                redis_url=redis.url,
-                engine_target=engine.target,
-                workers=workers,
-                env={
-                    "GATEWAY_HEADER_TIMEOUT_SECONDS": timeout,
-                    "GATEWAY_BODY_TIMEOUT_SECONDS": timeout,
-                },
-            )
-        )
-        prober = GatewayProber(gateway.port, gateway.pid, settings)
-        probed = run_fast(prober.run)
+    timeouts = {"GATEWAY_HEADER_TIMEOUT_SECONDS": timeout, "GATEWAY_BODY_TIMEOUT_SECONDS": timeout}
+    with Stack(players=False, gateway_workers=workers, gateway_env=timeouts) as probed_stack:
+        assert probed_stack.gateway is not None
+        gateway = probed_stack.gateway
+        probed = run_fast(GatewayProber(gateway.port, gateway.pid, settings).run)
     section = report.section("HTTP limits: probes of the gateway")
     section.note(
         f"The real gateway (`python -m patience_gateway`, Granian, {workers} worker"
@@ -182,17 +168,14 @@ def _what(outcomes: list[Outcome]) -> str:
 
 def write_probes(report: Report, section: Section, run: ProbeRun, settings: Settings) -> None:
     table = section.table(
-        "probe", "what the server did", "after s", "KiB sent by then",
-        "memory MiB (before, peak)",
+        "probe", "what the server did", Column("after s", 2), Column("KiB sent by then", 0),
+        Column("memory MiB (before, peak)", joiner=", "),
     )  # fmt: skip
     for probe in run.probes:
         slowest = max(outcome.seconds for outcome in probe.outcomes)
+        sent_kib = max(outcome.sent_bytes for outcome in probe.outcomes) / 1024
         table.add(
-            probe.name,
-            _what(probe.outcomes),
-            fmt(slowest, 2),
-            fmt(max(outcome.sent_bytes for outcome in probe.outcomes) / 1024, 0),
-            f"{fmt(probe.before_mib)}, {fmt(probe.peak_mib)}",
+            probe.name, _what(probe.outcomes), slowest, sent_kib, (probe.before_mib, probe.peak_mib)
         )
         key = f"probes.{probe.key}"
         statuses = [o.status for o in probe.outcomes if o.status is not None]
@@ -206,13 +189,8 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
         report.figure(f"{key}.seconds", slowest)
         report.figure(f"{key}.memory_growth_mib", probe.peak_mib - probe.before_mib)
     idle = run.idle_closed_after
-    table.add(
-        "kept-alive connection, idle after an answer",
-        "closed" if idle is not None else "still open",
-        fmt(idle, 2) if idle is not None else "-",
-        "-",
-        "-",
-    )
+    closed = "closed" if idle is not None else "still open"
+    table.add("kept-alive connection, idle after an answer", closed, idle, None, None)
     report.figure("probes.idle.seconds", idle)
 
     section.note(
@@ -224,15 +202,14 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
         f" is the baseline, without slow clients, in the same run."
     )
     slow = section.table(
-        "slow connections asked", "held (mean)", "held (min)", "dropped by the server",
+        "slow connections asked", Column("held (mean)", 0), "held (min)", "dropped by the server",
         "ordinary requests", "failed", "p50 ms", "p99 ms", "gateway CPU s",
     )  # fmt: skip
     for result in run.slow:
         slow.add(
-            f"{result.target:,}", fmt(result.held_mean, 0), f"{result.held_min:,}",
-            f"{result.dropped_by_server:,}", f"{len(result.latencies) + result.failures:,}",
-            f"{result.failures:,}", fmt(result.p(0.5), 1), fmt(result.p(0.99), 1),
-            fmt(result.server_cpu_seconds, 1),
+            result.target, result.held_mean, result.held_min, result.dropped_by_server,
+            len(result.latencies) + result.failures, result.failures, result.p(0.5),
+            result.p(0.99), result.server_cpu_seconds,
         )  # fmt: skip
         key = "probes.slow." + ("loaded" if result.target else "baseline")
         report.figure(f"{key}.asked", result.target)

@@ -17,11 +17,12 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import astuple, dataclass, fields
 
 import patience
 from patience import State
 
-from bench.harness.report import Report, fmt
+from bench.harness.report import Report, Table, table
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
 
@@ -86,6 +87,27 @@ def bench_playout(variant_id: str, seconds: float, rng: random.Random) -> float:
     return steps / ((_clock() - start) / 1e9)
 
 
+@dataclass
+class Speed:
+    variant: str
+    legal_moves_us: float
+    apply_us: float
+    playout_steps_per_s: float
+
+
+def measure(variants: list[str], states: int, seconds: float) -> Table:
+    """A row of Speed per variant."""
+    speeds = table("variant", "legal moves µs", "apply µs", "play-out steps/s")
+    rng = random.Random(SEED)
+    for variant in variants:
+        sampled = sample_states(variant, states, rng)
+        legal_us = bench_legal_moves(sampled) / 1000
+        apply_us = bench_apply(sampled, rng) / 1000
+        steps = bench_playout(variant, seconds, rng)
+        speeds.add(*astuple(Speed(variant, legal_us, apply_us, steps)))
+    return speeds
+
+
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     section = report.section("Rules library (no I/O, one core)")
     section.note(
@@ -94,17 +116,12 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         f" {REPEAT} calls each; play-out = random games for"
         f" {settings.rules_seconds:g} s."
     )
-    table = section.table("variant", "legal moves µs", "apply µs", "play-out steps/s")
-    rng = random.Random(SEED)
-    for variant in patience.VARIANTS:
-        states = sample_states(variant, settings.rules_states, rng)
-        legal_us = bench_legal_moves(states) / 1000
-        apply_us = bench_apply(states, rng) / 1000
-        steps = bench_playout(variant, settings.rules_seconds, rng)
-        table.add(variant, fmt(legal_us, 1), fmt(apply_us, 1), fmt(steps))
-        report.figure(f"rules.{variant}.legal_moves_us", legal_us)
-        report.figure(f"rules.{variant}.apply_us", apply_us)
-        report.figure(f"rules.{variant}.playout_steps_per_s", steps)
+    speeds = measure(list(patience.VARIANTS), settings.rules_states, settings.rules_seconds)
+    section.blocks.append(speeds)
+    for row in speeds.rows:
+        speed = Speed(*row)  # type: ignore[arg-type]
+        for field in fields(Speed)[1:]:
+            report.figure(f"rules.{speed.variant}.{field.name}", getattr(speed, field.name))
 
 
 def main() -> None:
@@ -117,14 +134,7 @@ def main() -> None:
     global _clock
     if args.cpu:
         _clock = time.thread_time_ns
-    rng = random.Random(SEED)
-    print(f"{'variant':24} {'legal_moves µs':>15} {'apply µs':>9} {'play-out steps/s':>17}")
-    for variant_id in args.variant or list(patience.VARIANTS):
-        states = sample_states(variant_id, args.states, rng)
-        legal = bench_legal_moves(states) / 1000
-        apply = bench_apply(states, rng) / 1000
-        playout = bench_playout(variant_id, args.seconds, rng)
-        print(f"{variant_id:24} {legal:15.2f} {apply:9.2f} {playout:17,.0f}")
+    print(measure(args.variant or list(patience.VARIANTS), args.states, args.seconds).markdown())
 
 
 if __name__ == "__main__":

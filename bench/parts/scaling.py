@@ -20,18 +20,15 @@ import math
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from contextlib import ExitStack
 from dataclasses import dataclass, field
 
 import psutil
-from patience_launcher.redis_server import EmbeddedRedis
 
 from bench.clients.endless_games import EndlessGame, find_endless_game
 from bench.clients.gateway_players import Players
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import cpu_seconds_by_pid
-from bench.harness.report import Report, Section, fmt, pct
-from bench.harness.servers import EngineProcess, gateway_process
+from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
 from bench.harness.stats import closed_loop, percentile
@@ -116,21 +113,15 @@ def measure_level(settings: Settings, plan: EndlessGame, processes: int, loaders
     seconds = settings.seconds
     clients = CLIENTS_PER_PROCESS_LEVEL * processes
     per_loader = [clients // loaders + (1 if i < clients % loaders else 0) for i in range(loaders)]
-    with ExitStack() as running:
-        redis = running.enter_context(EmbeddedRedis())
-        engine = running.enter_context(EngineProcess(workers=processes))
-        gateway = running.enter_context(
-            gateway_process(redis_url=redis.url, engine_target=engine.target, workers=processes)
-        )
-        assert redis.process is not None
-        pids = {"gateway": gateway.pid, "engine": engine.pid, "redis": redis.process.pid}
-        workers = _engine_workers(engine.pid)
+    with Stack(players=False, engine_workers=processes, gateway_workers=processes) as stack:
+        pids = stack.pids()
+        workers = _engine_workers(pids["engine"])
         start_at = time.time() + START_MARGIN + 0.5 * processes
         with ProcessPoolExecutor(max_workers=loaders) as pool:
             runs = [
                 pool.submit(
                     client_process,
-                    gateway.base_url,
+                    stack.base_url,
                     plan,
                     count,
                     settings.games_per_client,
@@ -200,26 +191,26 @@ def write_scaling(
     )
     base = levels[0].rate if levels and levels[0].processes == 1 else None
     table = section.table(
-        "processes (gateway + engine)", "clients", "moves/s", "p50 ms", "p99 ms",
-        "moves/s per server core", "efficiency vs 1", "gateway µs/move", "engine µs/move",
-        "redis µs/move", "engine processes busy (cores, min..max)", "client µs/call",
-        "client cores used / left by the servers", "errors",
+        "processes (gateway + engine)", "clients", "moves/s", Column("p50 ms", 2),
+        Column("p99 ms", 2), "moves/s per server core", Column("efficiency vs 1", 0, percent=True),
+        Column("gateway µs/move", 0), Column("engine µs/move", 0), Column("redis µs/move", 0),
+        Column("engine processes busy (cores, min..max)", 2, joiner=".."),
+        Column("client µs/call", 0), Column("client cores used / left by the servers", 2),
+        "errors",
     )  # fmt: skip
     for level in levels:
         ordered = sorted(level.latencies)
         per_core = level.rate / level.server_cores if level.server_cores else math.nan
         efficiency = level.rate / (level.processes * base) if base else None
         workers = [cpu / level.seconds for cpu in level.engine_workers]
-        spread = f"{fmt(min(workers), 2)}..{fmt(max(workers), 2)}" if workers else "-"
+        spread = (min(workers), max(workers)) if workers else None
         client_us = level.client_cpu / level.calls * 1e6 if level.calls else math.nan
         left = max(0.0, cores - level.server_cores)
         table.add(
             f"{level.processes} + {level.processes}", CLIENTS_PER_PROCESS_LEVEL * level.processes,
-            fmt(level.rate), fmt(percentile(ordered, 0.5) * 1000, 2),
-            fmt(percentile(ordered, 0.99) * 1000, 2), fmt(per_core), pct(efficiency),
-            fmt(level.us_per_move("gateway"), 0), fmt(level.us_per_move("engine"), 0),
-            fmt(level.us_per_move("redis"), 0), spread, fmt(client_us, 0),
-            f"{fmt(level.client_cores, 2)} / {fmt(left, 2)}", level.errors,
+            level.rate, percentile(ordered, 0.5) * 1000, percentile(ordered, 0.99) * 1000,
+            per_core, efficiency, *(level.us_per_move(s) for s in ("gateway", "engine", "redis")),
+            spread, client_us, (level.client_cores, left), level.errors,
         )  # fmt: skip
         key = f"scaling.p{level.processes}"
         report.figure(f"{key}.rate", level.rate)

@@ -12,6 +12,7 @@ running.
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 import threading
@@ -25,7 +26,7 @@ from patience_engine.codec import Position
 from patience_engine.views import player_view_bytes
 from solitaire.v1 import game_pb2
 
-from bench.harness.report import Report, fmt
+from bench.harness.report import Column, Report
 from bench.harness.servers import EngineProcess
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
@@ -100,14 +101,9 @@ def measure_in_process(report: Report, settings: Settings) -> None:
         " how many were decided (WON or LOST) and the CPU time to the verdict."
     )
     table = section.table(
-        "variant",
-        "solver positions/s",
-        "library positions/s",
-        "ratio",
-        "decided",
-        "verdict p50 s",
-        "verdict max s",
-    )
+        "variant", Column("solver positions/s", 0), Column("library positions/s", 0),
+        Column("ratio", 2), "decided", Column("verdict p50 s", 2), Column("verdict max s", 2),
+    )  # fmt: skip
     for variant in patience.VARIANTS:
         baseline = library_search_rate(variant, settings.solver_deals, settings.solver_rate_nodes)
         rate = solver_nodes_per_s(variant, settings.solver_deals, settings.solver_rate_nodes)
@@ -121,15 +117,9 @@ def measure_in_process(report: Report, settings: Settings) -> None:
                 decided += 1
                 times.append(result.seconds)
         median = statistics.median(times) if times else None
-        table.add(
-            variant,
-            fmt(rate, 0),
-            fmt(baseline, 0),
-            fmt(rate / baseline, 2),
-            f"{decided}/{settings.solver_deals}",
-            fmt(median, 2),
-            fmt(max(times) if times else None, 2),
-        )
+        worst = max(times) if times else None
+        decided_of = f"{decided}/{settings.solver_deals}"
+        table.add(variant, rate, baseline, rate / baseline, decided_of, median, worst)
         report.figure(f"solver.{variant}.nodes_per_s", rate)
         report.figure(f"solver.{variant}.library_positions_per_s", baseline)
         report.figure(f"solver.{variant}.decided", decided)
@@ -143,6 +133,21 @@ def _percentile(values: list[float], share: float) -> float:
     figures stay comparable with those recorded in bench/README.md."""
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _ms(times: list[float], *shares: float) -> list[float]:
+    """Call times in ms: the median (0.5), a percentile as _percentile reads it, or the
+    longest (1.0); NaN (written `-`) without any."""
+    if not times:
+        return [math.nan] * len(shares)
+    return [
+        (statistics.median(times) if share == 0.5 else _percentile(times, share)) * 1000
+        for share in shares
+    ]
+
+
+def _ms_columns(*names: str) -> list[Column]:
+    return [Column(f"{name} ms", 0) for name in names]
 
 
 def _positions(variant: str, count: int, rng: random.Random) -> list[patience.State]:
@@ -168,8 +173,9 @@ def outlook_cost(report: Report, games: int) -> None:
         " view written with its legal moves). p50 and p99 in microseconds."
     )
     table = section.table(
-        "variant", "outlook p50 µs", "outlook p99 µs", "move+view p50 µs", "outlook/move (mean)"
-    )
+        "variant", Column("outlook p50 µs"), Column("outlook p99 µs", 0),
+        Column("move+view p50 µs", 0), Column("outlook/move (mean)", 3),
+    )  # fmt: skip
     rng = random.Random(5)
     for variant in patience.VARIANTS:
         spent: list[float] = []
@@ -189,13 +195,9 @@ def outlook_cost(report: Report, games: int) -> None:
                 outlook(after)
                 spent.append(time.perf_counter() - started)
                 state = after
-        table.add(
-            variant,
-            fmt(statistics.median(spent) * 1e6, 1),
-            fmt(_percentile(spent, 0.99) * 1e6, 0),
-            fmt(statistics.median(moves) * 1e6, 0),
-            fmt(sum(spent) / sum(moves), 3),
-        )
+        outlook_us = [ms * 1000 for ms in _ms(spent, 0.5, 0.99)]
+        move_us = _ms(moves, 0.5)[0] * 1000
+        table.add(variant, *outlook_us, move_us, sum(spent) / sum(moves))
         report.figure(f"solver_rpc.{variant}.outlook_p50_us", statistics.median(spent) * 1e6)
 
 
@@ -206,7 +208,7 @@ def hint_latency(report: Report, client: SyncEngineClient, hints: int) -> None:
         " (HINT_BUDGET: 200,000 positions, 0.8 s) on positions of random games 0 to 30"
         " moves in; wall time of each call as the client sees it. Goal: p95 under 1 s."
     )
-    table = section.table("variant", "p50 ms", "p95 ms", "max ms", "winning", "best effort")
+    table = section.table("variant", *_ms_columns("p50", "p95", "max"), "winning", "best effort")
     rng = random.Random(7)
     for variant in patience.VARIANTS:
         times: list[float] = []
@@ -221,14 +223,7 @@ def hint_latency(report: Report, client: SyncEngineClient, hints: int) -> None:
             reply = client.hint(game.state)
             times.append(time.perf_counter() - started)
             kinds[reply.kind] = kinds.get(reply.kind, 0) + 1
-        table.add(
-            variant,
-            fmt(statistics.median(times) * 1000, 0),
-            fmt(_percentile(times, 0.95) * 1000, 0),
-            fmt(max(times) * 1000, 0),
-            kinds.get(1, 0),
-            kinds.get(2, 0),
-        )
+        table.add(variant, *_ms(times, 0.5, 0.95, 1.0), kinds.get(1, 0), kinds.get(2, 0))
         report.figure(f"solver_rpc.{variant}.hint_p95_ms", _percentile(times, 0.95) * 1000)
 
 
@@ -275,7 +270,7 @@ def hint_floods(report: Report, client: SyncEngineClient, settings: Settings) ->
         " for the flood on one position."
     )
     table = section.table(
-        "variant", "positions", "p50 ms", "p99 ms", "max ms", "refused", "searches"
+        "variant", "positions", *_ms_columns("p50", "p99", "max"), "refused", "searches"
     )
     rng = random.Random(11)
     for variant in variants:
@@ -292,16 +287,8 @@ def hint_floods(report: Report, client: SyncEngineClient, settings: Settings) ->
                 times += [t for t in answered if t is not None]
                 refused += sum(t is None for t in answered)
                 searched += 1 if same else FLOOD - answered.count(None)
-            p99 = _percentile(times, 0.99) * 1000 if times else float("nan")
-            table.add(
-                variant,
-                label,
-                fmt(statistics.median(times) * 1000, 0) if times else "-",
-                fmt(p99, 0),
-                fmt(max(times) * 1000, 0) if times else "-",
-                refused,
-                "1 a flood" if same else searched,
-            )
+            p50, p99, worst = _ms(times, 0.5, 0.99, 1.0)
+            table.add(variant, label, p50, p99, worst, refused, "1 a flood" if same else searched)
             key = "one" if same else "each"
             report.figure(f"solver_rpc.{variant}.flood_{key}_p99_ms", p99)
             report.figure(f"solver_rpc.{variant}.flood_{key}_refused", refused)
@@ -341,7 +328,9 @@ def move_latency_beside_searches(report: Report, client: SyncEngineClient, moves
         " machine with fewer free cores than searches plus the engine, the searches take"
         " CPU from the moves: the figure shows that share, not a wait behind a search."
     )
-    table = section.table("searches running", "p50 ms", "p95 ms", "max ms")
+    table = section.table(
+        "searches running", Column("p50 ms", 2), Column("p95 ms", 2), Column("max ms")
+    )
     quiet = _time_moves(client, moves)
     hard = client.new_game("napoleon-at-st-helena", deal=5)
     stop = threading.Event()
@@ -363,12 +352,7 @@ def move_latency_beside_searches(report: Report, client: SyncEngineClient, moves
     busy = _time_moves(client, moves)
     stop.set()
     for label, times in (("0", quiet), (str(SEARCHES_BESIDE), busy)):
-        table.add(
-            label,
-            fmt(statistics.median(times) * 1000, 2),
-            fmt(_percentile(times, 0.95) * 1000, 2),
-            fmt(max(times) * 1000, 1),
-        )
+        table.add(label, *_ms(times, 0.5, 0.95, 1.0))
         report.figure(f"solver_rpc.apply_move_p50_ms.searches_{label}", statistics.median(times))
     for thread in threads:
         thread.join()

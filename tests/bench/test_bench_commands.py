@@ -1,5 +1,6 @@
-"""The bench's commands still start: every part named in the table has a module with
-its run function, and each command with a `python -m` of its own answers --help."""
+"""The bench's and the research tools' commands still start: every part named in the
+table has a module with its run function, and each command with a `python -m` of its own
+answers --help."""
 
 from __future__ import annotations
 
@@ -18,9 +19,13 @@ COMMANDS = [
     "bench",
     "bench.parts.rules",
     "bench.parts.load",
-    "bench.tools.winnability",
-    "bench.tools.streams",
-    "bench.tools.winnable_deals",
+    "research.winnability",
+    "research.fair_player",
+    "research.following_hints",
+    "research.hint_flood",
+    "research.streams",
+    "research.winnable_deals",
+    "research.winnable_demand",
 ]
 
 

@@ -1,4 +1,4 @@
-"""`python -m bench.tools.hint_flood`: many players asking for a hint at once, over REST,
+"""`python -m research.hint_flood`: many players asking for a hint at once, over REST,
 on the default setup (one engine process with one search process and a queue of four,
 as `make run` starts on two cores).
 
@@ -6,12 +6,12 @@ Each flood is 8 players, each with a game of their own at the same deal (as play
 the day's deal are), who press Hint at the same moment: the position is one, the games
 eight; then 8 such players who press Hint one after another (the day's players do not
 all come at once); and beside them, 8 players at 8 different deals who press Hint at once
-(positions that can share nothing). Per variant, `--floods` floods on deal numbers of their own; the table gives
-the latency of the hints (p50, p99, max), how many were refused (`503 solver-busy`), and
-what the engine says it did (`patience_engine_hints_total`: searched, remembered,
-shared) over the variant's floods.
+(positions that can share nothing). Per variant, `--floods` floods on deal numbers of
+their own; the table gives the latency of the hints (p50, p99, max), how many were
+refused (`503 solver-busy`), and what the engine says it did
+(`patience_engine_hints_total`: searched, remembered, shared) over the variant's floods.
 
-    nice -n 5 .venv/bin/python -m bench.tools.hint_flood --floods 3
+    nice -n 5 .venv/bin/python -m research.hint_flood --floods 3
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ import time
 from collections.abc import Sequence
 
 import httpx
-from patience_launcher.redis_server import EmbeddedRedis, free_port
+from patience_launcher.redis_server import free_port
 
-from bench.harness.servers import EngineProcess, gateway_process
+from bench.harness.report import Column, Table, table
+from bench.harness.stack import Stack
 from bench.harness.stats import percentile
 
 PLAYERS = 8
@@ -63,16 +64,16 @@ def _hints_counted(metrics: str) -> dict[str, float]:
     return counted
 
 
-async def run(floods: int, variants: Sequence[str]) -> list[list[str]]:
-    rows = []
+async def run(floods: int, variants: Sequence[str]) -> Table:
+    answered = table(
+        "variant", "positions", *(Column(f"{name} ms", 0) for name in ("p50", "p99", "max")),
+        "refused", "engine's hints",
+    )  # fmt: skip
     metrics_port = free_port()
-    with (
-        EmbeddedRedis() as redis,
-        EngineProcess(workers=1, settings={"ENGINE_METRICS_PORT": str(metrics_port)}) as engine,
-        gateway_process(redis_url=redis.url, engine_target=engine.target) as gateway,
-    ):
+    engine_settings = {"ENGINE_METRICS_PORT": str(metrics_port)}
+    with Stack(players=False, engine_settings=engine_settings) as stack:
         async with (
-            httpx.AsyncClient(base_url=gateway.base_url, timeout=60) as http,
+            httpx.AsyncClient(base_url=stack.base_url, timeout=60) as http,
             httpx.AsyncClient(timeout=10) as scrape,
         ):
             metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"
@@ -91,34 +92,28 @@ async def run(floods: int, variants: Sequence[str]) -> list[list[str]]:
                         answers += await _flood(http, variant, deals, at_once)
                     after = _hints_counted((await scrape.get(metrics_url)).text)
                     spent = {how: int(after.get(how, 0) - before.get(how, 0)) for how in after}
-                    times = [seconds * 1000 for seconds, status in answers if status == 200]
+                    times = sorted(seconds * 1000 for seconds, status in answers if status == 200)
+                    shares = [
+                        percentile(times, 0.5),
+                        percentile(times, 0.99),
+                        max(times, default=None),
+                    ]
                     refused = sum(1 for _, status in answers if status == 503)
-                    rows.append(
-                        [
-                            variant,
-                            label,
-                            f"{percentile(sorted(times), 0.50):,.0f}" if times else "-",
-                            f"{percentile(sorted(times), 0.99):,.0f}" if times else "-",
-                            f"{max(times):,.0f}" if times else "-",
-                            str(refused),
-                            ", ".join(f"{how} {n}" for how, n in sorted(spent.items()) if n),
-                        ]
-                    )
-                    print(rows[-1], file=sys.stderr, flush=True)
-    return rows
+                    counted = ", ".join(f"{how} {n}" for how, n in sorted(spent.items()) if n)
+                    answered.add(variant, label, *shares, refused, counted)
+                    print(answered.rows[-1], file=sys.stderr, flush=True)
+    return answered
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m research.hint_flood", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--floods", type=int, default=3)
     parser.add_argument("--only", default="", help="comma-separated variant ids")
     args = parser.parse_args(argv)
     variants = [v for v in args.only.split(",") if v] or list(VARIANTS)
-    rows = asyncio.run(run(args.floods, variants))
-    print("| variant | positions | p50 ms | p99 ms | max ms | refused | engine's hints |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | --- |")
-    for row in rows:
-        print("| " + " | ".join(row) + " |")
+    print(asyncio.run(run(args.floods, variants)).markdown())
     return 0
 
 

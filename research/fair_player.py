@@ -1,4 +1,4 @@
-"""`python -m bench.tools.fair_player`: a player who never peeks, measured.
+"""`python -m research.fair_player`: a player who never peeks, measured.
 
 For each game that hides cards (Napoleon at St Helena's stock, the La Belle Lucie
 family's shuffled redeals), random deals (the winnability table's deal numbers: the same
@@ -25,8 +25,8 @@ One JSON line per deal in bench/results/fair_player.jsonl, so a stopped run resu
 it stopped (`--jobs` for more processes); the table is written into docs/winnability.md,
 between the markers of its section "A player who never peeks".
 
-    nice -n 19 .venv/bin/python -m bench.tools.fair_player --deals 30 --jobs 2
-    .venv/bin/python -m bench.tools.fair_player --deals 30 --render-only
+    nice -n 19 .venv/bin/python -m research.fair_player --deals 30 --jobs 2
+    .venv/bin/python -m research.fair_player --deals 30 --render-only
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ from patience.solver.unseen import seen_key
 
 from bench.harness import machine
 from bench.harness.paths import REPO_ROOT, RESULTS
+from bench.harness.report import Column, table
 from bench.harness.stats import percentile
-from bench.tools.winnability import SEED, deal_numbers, read_rows, wilson
+from research.winnability import SEED, deal_numbers, read_rows, wilson
 
 ROWS = RESULTS / "fair_player.jsonl"
 LATENCY_ROWS = RESULTS / "fair_hint_latency.jsonl"
@@ -74,7 +75,7 @@ HINT_NODES = 10_000
 FULL_SECONDS = 10.0
 FULL_NODES = 2_000_000
 MOVE_LIMIT = 3_000
-BEGIN = "<!-- fair player: written by bench/tools/fair_player.py -->"
+BEGIN = "<!-- fair player: written by research/fair_player.py -->"
 END = "<!-- end of the fair player's section -->"
 
 
@@ -243,9 +244,9 @@ def render_latency(rows: list[dict[str, object]]) -> list[str]:
         "process on positions of each game (its deals after random moves), one at a time,",
         f"the load average (1 min) between {min(loads):.1f} and {max(loads):.1f} on 2 cores:",
         "",
-        "| game | hints | wall p50 | p95 | max | CPU p50 | p95 | kinds |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
+    seconds = ("wall p50", "p95", "max", "CPU p50", "p95")
+    hints = table("game", "hints", *(Column(header, 2, unit=" s") for header in seconds), "kinds")
     for variant_id in HIDDEN:
         group = [r for r in rows if r["variant"] == variant_id]
         if not group:
@@ -254,20 +255,14 @@ def render_latency(rows: list[dict[str, object]]) -> list[str]:
         cpu = sorted(float(str(r["cpu_seconds"])) for r in group)
         kinds = Counter(str(r["kind"]) for r in group)
         given = ", ".join(f"`{k}` {v}" for k, v in kinds.most_common())
-        lines.append(
-            f"| {patience.get_variant(variant_id).name} | {len(group)} |"
-            f" {percentile(wall, 0.5):.2f} s | {percentile(wall, 0.95):.2f} s | {wall[-1]:.2f} s |"
-            f" {percentile(cpu, 0.5):.2f} s | {percentile(cpu, 0.95):.2f} s | {given} |"
-        )
-    return lines
+        hints.add(
+            patience.get_variant(variant_id).name, len(group), percentile(wall, 0.5),
+            percentile(wall, 0.95), wall[-1], percentile(cpu, 0.5), percentile(cpu, 0.95), given,
+        )  # fmt: skip
+    return [*lines, hints.markdown()]
 
 
 # --- the table ------------------------------------------------------------------------
-
-
-def _rate(successes: int, n: int) -> str:
-    low, high = wilson(successes, n)
-    return f"{successes / n:.1%} ({low:.1%} .. {high:.1%})"
 
 
 def render_section(
@@ -302,11 +297,13 @@ def render_section(
         "",
         f"Made by `{command}`. {machine_line}",
         "",
-        "| game | deals | fair player won | win rate (95% interval) | full knowledge WON |"
-        " LOST | UNKNOWN | full-knowledge win rate interval | fair wins of full-knowledge WON |"
-        " hints per game | CPU s per game |",
-        "| --- | ---: | ---: | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
+    games = table(
+        "game", "deals", "fair player won", Column("win rate", percent=True),
+        Column("95% interval", percent=True, joiner=" .. "), "full knowledge WON", "LOST",
+        "UNKNOWN", Column("full-knowledge win rate interval", percent=True, joiner=" .. "),
+        "fair wins of full-knowledge WON", Column("hints per game", 0), "CPU s per game",
+    )  # fmt: skip
     kinds_total: dict[str, Counter[str]] = {}
     ends: dict[str, Counter[str]] = {}
     for variant_id in HIDDEN:
@@ -326,18 +323,22 @@ def render_section(
         hints = sum(int(str(r["fair_hints"])) for r in group) / n
         cpu = sum(float(str(r["fair_cpu_seconds"])) for r in group) / n
         name = patience.get_variant(variant_id).name
-        lines.append(
-            f"| {name} | {n} | {fair_won} | {_rate(fair_won, n)} | {full_won} | {full_lost} |"
-            f" {unknown} | {low:.1%} .. {high:.1%} | {both}/{full_won} | {hints:.0f} |"
-            f" {cpu:.1f} |"
-        )
+        games.add(
+            name, n, fair_won, fair_won / n, wilson(fair_won, n), full_won, full_lost, unknown,
+            (low, high), f"{both}/{full_won}", hints, cpu,
+        )  # fmt: skip
         kinds_total[name] = Counter()
         ends[name] = Counter()
         for r in group:
             given: dict[str, int] = r["fair_kinds"]  # type: ignore[assignment]
             kinds_total[name].update(given)
             ends[name][str(r["fair_end"])] += 1
-    lines += ["", "How the fair player's games ended, and the hints it was given:", ""]
+    lines += [
+        games.markdown(),
+        "",
+        "How the fair player's games ended, and the hints it was given:",
+        "",
+    ]
     for name, counter in ends.items():
         ended = ", ".join(f"{k} {v}" for k, v in counter.most_common())
         hinted = ", ".join(f"`{k}` {v}" for k, v in kinds_total[name].most_common())
@@ -366,7 +367,7 @@ def write_section(path: Path, section: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.tools.fair_player", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.fair_player", description=__doc__)
     parser.add_argument("--deals", type=int, default=30, help="deals per game (30)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--variants", help="comma-separated subset of the games")
@@ -405,7 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = read_rows(args.results)
     wanted = {(t.variant, t.deal, t.hint_nodes, t.full_seconds) for t in tasks}
     chosen = [r for r in rows if key_of(r) in wanted]
-    command = f".venv/bin/python -m bench.tools.fair_player --deals {args.deals}" + (
+    command = f".venv/bin/python -m research.fair_player --deals {args.deals}" + (
         f" --latency {args.latency}" if args.latency else ""
     )
     section = render_section(chosen, machine.describe(), command, read_rows(LATENCY_ROWS))

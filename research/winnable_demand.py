@@ -1,7 +1,7 @@
 """Whether the pools of winnable deals keep up with demand: how long the background refill
 takes to fill each pool, and what a burst of winnable creates gets once they are full.
 
-    python -m bench.tools.winnable_demand [--pool-size 8] [--creates 100] [--seconds 60]
+    python -m research.winnable_demand [--pool-size 8] [--creates 100] [--seconds 60]
         [--pool-sizes napoleon-at-st-helena=100,usk=60] [--variants bisley,usk]
         [--fill-seconds 1200]
 
@@ -15,7 +15,8 @@ is that game's fill rate; then, from the full pool, `--creates` winnable creates
 at an even pace over `--seconds` (each at its time, whether or not the earlier ones were
 answered), while the refill goes on. Printed per variant: the fill time and rate, the
 creates dealt from the pool or searched on demand (the gateway's own counter), those
-refused (503, by problem type), the time per create, and the pool's lowest size.
+refused (503, by problem type), the time per create, and the pool's lowest size; then
+all of it as one table.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from patience_launcher.redis_server import EmbeddedRedis
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.harness.machine import describe
+from bench.harness.report import Column, table
 from bench.harness.servers import EngineProcess, stop_servers_on_sigterm
 
 SAMPLE_SECONDS = 0.25
@@ -114,23 +116,6 @@ async def _burst(
     return burst
 
 
-def _burst_line(variant: str, fill: float | None, size: int, burst: Burst) -> str:
-    filled = f"{size:3} in {fill:7.1f} s ({size / fill * 60:6.1f}/min)" if fill else "not full"
-    refused = ", ".join(f"{n} {k}" for k, n in sorted(burst.statuses.items()) if k != "201")
-    times = sorted(burst.seconds)
-    timing = (
-        f"p50 {statistics.median(times) * 1000:8.1f} ms  "
-        f"p99 {times[min(len(times) - 1, int(len(times) * 0.99))] * 1000:8.1f} ms"
-        if times
-        else "-"
-    )
-    return (
-        f"{variant:22} fill {filled}  dealt {burst.statuses['201']:3} "
-        f"(pool {burst.served['pool']:3}, searched {burst.served['search']:3})  "
-        f"refused {refused or 0}  {timing}  lowest pool {burst.lowest_pool}"
-    )
-
-
 async def _run(settings: Settings, variants: list[str], args: argparse.Namespace) -> None:
     app = create_app(settings, served=True)
     async with app.router.lifespan_context(app):
@@ -141,6 +126,11 @@ async def _run(settings: Settings, variants: list[str], args: argparse.Namespace
             print(f"filling pools of {args.pool_size}, {args.pool_sizes or 'every variant'}")
             await _fill(pools, variants, size_of, args.fill_seconds)
             print(f"bursts of {args.creates} creates over {args.seconds:g} s, from full pools")
+            bursts = table(
+                "variant", "pool", Column("filled from empty in", unit=" s"),
+                Column("fill rate", unit="/min"), "dealt", "from the pool", "searched",
+                "refused", Column("p50", unit=" ms"), Column("p99", unit=" ms"), "pool's lowest",
+            )  # fmt: skip
             for variant in variants:
                 name = pool_name(variant, ())
                 await _fill(pools, [variant], size_of, args.fill_seconds)
@@ -149,14 +139,26 @@ async def _run(settings: Settings, variants: list[str], args: argparse.Namespace
                 app.state.games.winnable.taken.set()  # as a create taking them would
                 refilled = await _fill(pools, [variant], size_of, args.fill_seconds)
                 burst = await _burst(http, pools, variant, args.creates, args.seconds)
-                line = _burst_line(variant, refilled.get(variant), size_of(name), burst)
-                print(line, flush=True)
+                size, fill = size_of(name), refilled.get(variant)
+                times = sorted(seconds * 1000 for seconds in burst.seconds)
+                refused = ", ".join(
+                    f"{n} {k}" for k, n in sorted(burst.statuses.items()) if k != "201"
+                )
+                bursts.add(
+                    variant, size, fill, size / fill * 60 if fill else None,
+                    burst.statuses["201"], burst.served["pool"], burst.served["search"],
+                    refused or 0, statistics.median(times) if times else None,
+                    times[min(len(times) - 1, int(len(times) * 0.99))] if times else None,
+                    burst.lowest_pool,
+                )  # fmt: skip
+                print(bursts.rows[-1], flush=True)
+            print(bursts.markdown())
 
 
 def main() -> None:
     stop_servers_on_sigterm()
     parser = argparse.ArgumentParser(
-        prog="python -m bench.tools.winnable_demand",
+        prog="python -m research.winnable_demand",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -1,4 +1,4 @@
-"""`python -m bench.tools.following_hints`: a player who presses Hint and plays its move,
+"""`python -m research.following_hints`: a player who presses Hint and plays its move,
 again and again, from the deal, measured on every game.
 
 For each game, deal numbers 1..N are played by the library's hint
@@ -12,9 +12,9 @@ the first hint proved the deal winnable, how the game ended (won, stuck, proven 
 or a position played twice: a cycle), the hints, the searches among them, and the CPU.
 
 One JSON line per deal in bench/results/following_hints.jsonl (a stopped run resumes);
-the table is printed, for bench/README.md.
+the table is printed, for research/README.md.
 
-    nice -n 19 .venv/bin/python -m bench.tools.following_hints --deals 50 --jobs 2
+    nice -n 19 .venv/bin/python -m research.following_hints --deals 50 --jobs 2
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from patience import State, Status
 from patience.solver import HINT_BUDGET, Budget, Hint, HintKind, hides_cards, hint, seen_key
 
 from bench.harness.paths import RESULTS
+from bench.harness.report import table
 
 ROWS = RESULTS / "following_hints.jsonl"
 MOVE_LIMIT = 100_000
@@ -104,40 +105,37 @@ def run_task(task: Task) -> dict[str, object]:
     return row
 
 
-def table(rows: Sequence[dict[str, object]]) -> str:
-    lines = [
-        "| game | deals | positions a hint | first hint `winning` | of those won | cycles "
-        "| won | stuck | proven lost | search or CPU limit | hints a game | searches a game "
-        "| CPU s a game |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-        "| ---: |",
-    ]
+def following_table(rows: Sequence[dict[str, object]]) -> str:
+    games = table(
+        "game", "deals", "positions a hint", "first hint `winning`", "of those won", "cycles",
+        "won", "stuck", "proven lost", "search or CPU limit", "hints a game",
+        "searches a game", "CPU s a game",
+    )  # fmt: skip
     for variant_id, variant in patience.VARIANTS.items():
         mine = [r for r in rows if r["variant"] == variant_id]
         if not mine:
             continue
         proven = [r for r in mine if r["first"] == HintKind.WINNING.value]
-        count = len(mine)
 
         def ended(how: str, among: Sequence[dict[str, object]] = mine) -> int:
             return sum(1 for r in among if r["end"] == how)
 
-        def mean(field: str, among: Sequence[dict[str, object]] = mine) -> str:
-            return f"{sum(float(str(r[field])) for r in among) / len(among):.1f}"
+        def mean(field: str, among: Sequence[dict[str, object]] = mine) -> float:
+            return sum(float(str(r[field])) for r in among) / len(among)
 
-        lines.append(
-            f"| {variant.name} | {count} | {mine[0]['nodes']:,} | {len(proven)} "
-            f"| {ended('won', proven)}/{len(proven)} | {ended('cycle')} | {ended('won')} "
-            f"| {ended('stuck')} | {ended('proven lost')} "
-            f"| {ended('search limit') + ended('CPU limit')} "
-            f"| {mean('hints')} "
-            f"| {mean('searched')} | {mean('cpu_seconds')} |"
-        )
-    return "\n".join(lines)
+        games.add(
+            variant.name, len(mine), mine[0]["nodes"], len(proven),
+            f"{ended('won', proven)}/{len(proven)}", ended("cycle"), ended("won"),
+            ended("stuck"), ended("proven lost"), ended("search limit") + ended("CPU limit"),
+            mean("hints"), mean("searched"), mean("cpu_seconds"),
+        )  # fmt: skip
+    return games.markdown()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m research.following_hints", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--deals", type=int, default=50, help="deal numbers 1..N of each game")
     parser.add_argument("--hidden-nodes", type=int, default=20_000)
     parser.add_argument("--jobs", type=int, default=1)
@@ -166,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     wanted = [
         r for r in done.values() if r["variant"] in variants and int(str(r["deal"])) <= args.deals
     ]
-    print(table(wanted))
+    print(following_table(wanted))
     return 0
 
 

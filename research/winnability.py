@@ -1,4 +1,4 @@
-"""`python -m bench.tools.winnability`: how often each game can be won, with full knowledge.
+"""`python -m research.winnability`: how often each game can be won, with full knowledge.
 
 For each game, random deal numbers (from a fixed seed, so that the table can be made
 again) are searched by `patience.solver` within a budget of positions and CPU seconds;
@@ -6,8 +6,8 @@ every WON line is replayed through the rules library to a won position. Results 
 JSON-lines file, one line per deal, so a run that is stopped resumes where it stopped
 (and `--jobs` uses several cores); `docs/winnability.md` is written from that file.
 
-    nice -n 19 .venv/bin/python -m bench.tools.winnability --jobs 2
-    .venv/bin/python -m bench.tools.winnability --render-only
+    nice -n 19 .venv/bin/python -m research.winnability --jobs 2
+    .venv/bin/python -m research.winnability --render-only
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from patience.solver import Budget, Verdict, solve
 
 from bench.harness import machine
 from bench.harness.paths import REPO_ROOT, RESULTS
+from bench.harness.report import Column, table
 from bench.harness.stats import percentile
 
 ROWS = RESULTS / "winnability.jsonl"
@@ -142,10 +143,12 @@ def render(rows: list[dict[str, object]], machine_line: str, command: str) -> st
         "",
         f"Made by `{command}`. {machine_line}",
         "",
-        "| game | deals | budget | WON | LOST | UNKNOWN | win rate | 95% interval |"
-        " decided p50 | p90 | p99 | max | replayed |",
-        "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
+    seconds = [Column(header, 2, unit=" s") for header in ("decided p50", "p90", "p99", "max")]
+    games = table(
+        "game", "deals", "budget", "WON", "LOST", "UNKNOWN", Column("win rate", percent=True),
+        Column("95% interval", percent=True, joiner=" .. "), *seconds, "replayed",
+    )  # fmt: skip
     for variant_id in patience.VARIANTS:
         group = by_variant.get(variant_id)
         if not group:
@@ -156,27 +159,17 @@ def render(rows: list[dict[str, object]], machine_line: str, command: str) -> st
         unknown = n - won - lost
         low, _ = wilson(won, n)
         _, high = wilson(won + unknown, n)
-        times = [float(r["cpu_seconds"]) for r in group if r["verdict"] != "unknown"]  # type: ignore[arg-type]
-        budgets = {(r["budget_seconds"], r["budget_nodes"]) for r in group}
-        budget = "; ".join(f"{s:g} s, {int(m):,} positions" for s, m in sorted(budgets))  # type: ignore[call-overload]
+        times = sorted(float(str(r["cpu_seconds"])) for r in group if r["verdict"] != "unknown")
+        budgets = {(float(str(r["budget_seconds"])), int(str(r["budget_nodes"]))) for r in group}
+        budget = "; ".join(f"{s:g} s, {m:,} positions" for s, m in sorted(budgets))
         replayed = sum(1 for r in group if r["replayed"])
-        cells = [
-            patience.get_variant(variant_id).name,
-            str(n),
-            budget,
-            str(won),
-            str(lost),
-            str(unknown),
-            f"{won / n:.1%}",
-            f"{low:.1%} .. {high:.1%}",
-        ]
-        if times:
-            cells += [f"{percentile(sorted(times), q):.2f} s" for q in (0.5, 0.9, 0.99)]
-            cells.append(f"{max(times):.2f} s")
-        else:
-            cells += ["-"] * 4
-        cells.append(f"{replayed}/{won}")
-        lines.append("| " + " | ".join(cells) + " |")
+        # the last: the longest (NaN, written `-`, where none was decided)
+        shares = [percentile(times, q) for q in (0.5, 0.9, 0.99, 1.0)]
+        games.add(
+            patience.get_variant(variant_id).name, n, budget, won, lost, unknown, won / n,
+            (low, high), *shares, f"{replayed}/{won}",
+        )  # fmt: skip
+    lines.append(games.markdown())
     decided = []
     for variant_id in patience.VARIANTS:
         group = by_variant.get(variant_id, [])
@@ -188,7 +181,7 @@ def render(rows: list[dict[str, object]], machine_line: str, command: str) -> st
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.tools.winnability", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.winnability", description=__doc__)
     parser.add_argument("--deals", type=int, default=1000, help="deals per game (1000)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--variants", help="comma-separated subset of the games")
@@ -220,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows
         if (r["variant"], r["deal"], r["budget_seconds"], r["budget_nodes"]) in wanted
     ]
-    command = "nice -n 19 .venv/bin/python -m bench.tools.winnability --jobs 2"
+    command = "nice -n 19 .venv/bin/python -m research.winnability --jobs 2"
     args.output.write_text(render(chosen, machine.describe(), command))
     print(f"written: {args.output}", file=sys.stderr)
     return 0

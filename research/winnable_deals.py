@@ -1,15 +1,15 @@
 """How long `POST /v1/games` with `"winnable": true` takes, per variant: with an empty
 pool (the deals are searched on demand) and from the pool.
 
-    python -m bench.tools.winnable_deals [--games 5] [--variants bisley,la-belle-lucie]
+    python -m research.winnable_deals [--games 5] [--variants bisley,la-belle-lucie]
 
 Runs its own Redis and engine (the real entry point, one worker) and the gateway app in
 this process (its routes through ASGI, no HTTP server: the figures are the gateway's
 work, the engine's searches and Redis, not the network). With the default settings
 (WINNABLE_SOLVE_MILLISECONDS 1000 a deal, WINNABLE_SEARCH_SECONDS 10 a create). For the
 pool, the pool is filled first (not timed), then the same number of creates is timed.
-Prints one line per variant and mode: creates, refused (503 no-winnable-deal), and the
-time per create that was answered 201 (median, max).
+Prints a table, a row per variant and mode: creates, refused (503 no-winnable-deal), and
+the time per create that was answered 201 (median, max).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import asyncio
 import dataclasses
 import statistics
+import sys
 import time
 
 import httpx
@@ -28,6 +29,7 @@ from patience_gateway.storage.winnable_pools import pool_key, pool_name
 from patience_launcher.redis_server import EmbeddedRedis
 
 from bench.harness.machine import describe
+from bench.harness.report import Column, table
 from bench.harness.servers import EngineProcess, stop_servers_on_sigterm
 
 
@@ -62,34 +64,34 @@ async def _creates(settings: Settings, variant: str, games: int, fill: bool) -> 
             return times
 
 
-def _line(variant: str, mode: str, times: list[float | None]) -> str:
-    done = [t for t in times if t is not None]
-    refused = len(times) - len(done)
-    if not done:
-        return f"{variant:24} {mode:6} creates {len(times):3}  refused {refused:3}"
-    median, worst = statistics.median(done) * 1000, max(done) * 1000
-    return (
-        f"{variant:24} {mode:6} creates {len(times):3}  refused {refused:3}  "
-        f"median {median:8.1f} ms  max {worst:8.1f} ms"
-    )
-
-
 def main() -> None:
     stop_servers_on_sigterm()
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.tools.winnable_deals", description=__doc__
-    )
+    parser = argparse.ArgumentParser(prog="python -m research.winnable_deals", description=__doc__)
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--variants", default=",".join(patience.VARIANTS))
     args = parser.parse_args()
     print(describe())
+    creates = table(
+        "variant", "mode", "creates", "refused", *(Column(f"{n} ms") for n in ("median", "max"))
+    )
     with EmbeddedRedis() as redis, EngineProcess(workers=1) as engine:
         base = Settings(redis_url=redis.url, engine_addr=engine.target, engine_timeout_seconds=70)
         for variant in args.variants.split(","):
             for mode, size in (("empty", 0), ("pool", args.games)):
                 settings = dataclasses.replace(base, winnable_pool_size=size)
                 times = asyncio.run(_creates(settings, variant, args.games, fill=size > 0))
-                print(_line(variant, mode, times), flush=True)
+                done = [t * 1000 for t in times if t is not None]
+                median = statistics.median(done) if done else None
+                creates.add(
+                    variant,
+                    mode,
+                    len(times),
+                    len(times) - len(done),
+                    median,
+                    max(done, default=None),
+                )
+                print(creates.rows[-1], file=sys.stderr, flush=True)
+    print(creates.markdown())
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""What open event streams cost the gateway: `python -m bench.tools.streams [--streams 1000]`.
+"""What open event streams cost the gateway: `python -m research.streams [--streams 1000]`.
 
 One gateway worker process (with its own Redis and engine), G games, and N event
 streams spread over them, opened as a browser does (a ticket, then the stream). It
 measures the worker's resident memory and CPU time while idle before any stream, while
 the N streams stay open and idle (heartbeats only), and how long one change takes to
-reach every stream of its game. Figures go to stdout as Markdown, for bench/README.md.
+reach every stream of its game. Figures go to stdout as Markdown, for research/README.md.
 """
 
 from __future__ import annotations
@@ -20,10 +20,11 @@ import time
 
 import httpx
 import psutil
-from patience_launcher.redis_server import EmbeddedRedis
 
 from bench.harness.meters import cpu_seconds
-from bench.harness.servers import EngineProcess, gateway_process, stop_servers_on_sigterm
+from bench.harness.report import Column, table
+from bench.harness.servers import stop_servers_on_sigterm
+from bench.harness.stack import Stack
 
 
 def worker_of(main_pid: int) -> psutil.Process:
@@ -68,13 +69,9 @@ async def open_stream(
 
 
 async def measure(streams: int, games: int, idle_seconds: float) -> None:
-    with (
-        EmbeddedRedis() as redis,
-        EngineProcess(workers=1) as engine,
-        gateway_process(redis_url=redis.url, engine_target=engine.target) as gateway,
-    ):
-        base = gateway.base_url
-        worker = worker_of(gateway.pid)
+    with Stack(players=False) as stack:
+        base = stack.base_url
+        worker = worker_of(stack.pids("gateway")["gateway"])
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
         async with httpx.AsyncClient(timeout=60, limits=limits) as http:
             made = []
@@ -127,11 +124,13 @@ async def measure(streams: int, games: int, idle_seconds: float) -> None:
     load = os.getloadavg()[0]
     print(f"Machine: {machine}; Python {platform.python_version()}; load average {load:.1f}.")
     print()
-    print("| gateway worker (1 process) | resident memory | CPU (% of one core) |")
-    print("| --- | --- | --- |")
-    print(f"| no stream, idle {idle_seconds:g} s | {rss0:.1f} MiB | {cpu0:.2f} % |")
-    print(f"| {streams} open streams ({games} games), idle {idle_seconds:g} s "
-          f"| {rss1:.1f} MiB | {cpu1:.2f} % |")  # fmt: skip
+    idle = table(
+        "gateway worker (1 process)", Column("resident memory", unit=" MiB"),
+        Column("CPU (% of one core)", 2, unit=" %"),
+    )  # fmt: skip
+    idle.add(f"no stream, idle {idle_seconds:g} s", rss0, cpu0)
+    idle.add(f"{streams} open streams ({games} games), idle {idle_seconds:g} s", rss1, cpu1)
+    print(idle.markdown())
     print()
     print(f"Per stream: {(rss1 - rss0) * 1024 / streams:.1f} KiB. Opening all {streams} "
           f"(ticket + stream + first view each): {opened:.1f} s. A move reaching all "
@@ -145,7 +144,7 @@ def main() -> None:
     # inherits the limit): raise the soft limit on open files to the hard one
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    parser = argparse.ArgumentParser(prog="python -m bench.tools.streams", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m research.streams", description=__doc__)
     parser.add_argument("--streams", type=int, default=1000)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--idle-seconds", type=float, default=30.0)
