@@ -26,6 +26,7 @@ COMMANDS = [
     "research.streams",
     "research.winnable_deals",
     "research.winnable_demand",
+    "research.move_path",
 ]
 
 

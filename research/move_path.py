@@ -1,4 +1,4 @@
-"""The path of one move through the project's code: `python -m bench.tools.move_path`.
+"""The path of one move through the project's code: `python -m research.move_path`.
 
 One POST /v1/games/{id}/moves is sent to the gateway app in this process (httpx's ASGI
 transport, with the app's lifespan run) on a real Redis of its own and a real engine
@@ -216,7 +216,9 @@ def report(name: str, path: Trail, sequence: bool) -> Iterator[str]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m research.move_path", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--speed-paths", choices=("on", "off"), default="on")
     parser.add_argument("--sequence", action="store_true", help="every file in order")
     args = parser.parse_args(argv)
