@@ -123,7 +123,7 @@ PARTS: dict[str, Part] = {
         "services/gateway/patience_gateway",
         (
             "patience_gateway/games/streams.py",
-            "patience_gateway/games/views.py",
+            "patience_gateway/games/answers.py",
             "patience_gateway/storage/store.py",
         ),
         (),

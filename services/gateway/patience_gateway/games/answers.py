@@ -212,20 +212,11 @@ def hint_json(game_id: str, version: int, hint: engine_pb2.HintResponse) -> shap
 
 
 def no_hint_json(game_id: str, version: int, proven_lost: bool) -> shapes.Hint:
-    """The hint of a game given up (resigned, proven lost, abandoned): nothing to play."""
-    return {
-        "id": game_id,
-        "version": version,
-        "kind": _HINT_KIND[engine_pb2.HINT_KIND_NONE],
-        "move": None,
-        "verdict": _VERDICT[engine_pb2.VERDICT_LOST if proven_lost else engine_pb2.VERDICT_UNKNOWN],
-        "positions": 0,
-        "milliseconds": 0,
-        "arrangements": 0,
-        "winning_arrangements": 0,
-        "lost_arrangements": 0,
-        "every_arrangement": False,
-    }
+    """The hint of a game given up (resigned, proven lost, abandoned): nothing to play,
+    nothing searched (an empty HintResponse but for its kind and verdict)."""
+    verdict = engine_pb2.VERDICT_LOST if proven_lost else engine_pb2.VERDICT_UNKNOWN
+    none = engine_pb2.HintResponse(kind=engine_pb2.HINT_KIND_NONE, verdict=verdict)
+    return hint_json(game_id, version, none)
 
 
 def legal_moves_json(
