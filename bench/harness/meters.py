@@ -22,6 +22,17 @@ def process_tree(pid: int) -> list[psutil.Process]:
         return []
 
 
+def spawned(pid: int) -> dict[int, int]:
+    """The processes multiprocessing's spawn started below `pid` (its resource tracker
+    left out), each with its parent's pid."""
+    found: dict[int, int] = {}
+    for proc in process_tree(pid)[1:]:
+        with contextlib.suppress(psutil.Error):
+            if "spawn_main" in " ".join(proc.cmdline()):
+                found[proc.pid] = proc.ppid()
+    return found
+
+
 def cpu_seconds_by_pid(pid: int) -> dict[int, float]:
     """CPU seconds (user + system) of a process and of each of its descendants."""
     seconds: dict[int, float] = {}

@@ -183,13 +183,19 @@ class Report:
         if value is not None and not math.isnan(value):
             self.figures[name] = float(value)
 
+    def record(self, prefix: str, **figures: float | None) -> None:
+        """Figures named `prefix`.<name>."""
+        for name, value in figures.items():
+            self.figure(f"{prefix}.{name}", value)
+
     def measurement(self, prefix: str, m: Measurement) -> None:
         """A closed-loop measurement's figures under `prefix`: rate, p50/p90/p95/p99 in
-        ms, server CPU µs per call, and that split by process (cpu_us.<process>)."""
-        self.figure(f"{prefix}.rate", m.rate)
+        ms, server and client CPU µs per call, and the server's split by process
+        (cpu_us.<process>)."""
+        self.record(prefix, rate=m.rate, server_cpu_us=m.server_cpu_us_per_call)
+        self.record(prefix, client_cpu_us=m.client_cpu_us_per_call)
         for percent in (50, 90, 95, 99):
             self.figure(f"{prefix}.p{percent}_ms", m.latency_ms(percent / 100))
-        self.figure(f"{prefix}.server_cpu_us", m.server_cpu_us_per_call)
         for process in m.server_cpu_by_name:
             self.figure(f"{prefix}.cpu_us.{process}", m.server_cpu_us_per_call_of(process))
 

@@ -94,10 +94,9 @@ class EngineProcess(ServerProcess):
         *,
         workers: int,
         seal_key: str = "",
-        port: int | None = None,
         settings: Mapping[str, str] | None = None,
     ) -> None:
-        port = port or free_port()
+        port = free_port()
         self.workers = workers
         env = {
             "ENGINE_LISTEN": f"{LOOPBACK}:{port}",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Mapping
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Self
 
@@ -30,40 +31,31 @@ from bench.harness.servers import (
 CLUSTER_NODE_TIMEOUT_MS = 1000
 
 
+@dataclass(kw_only=True, eq=False)
 class Stack(StartsAndStops):
-    def __init__(
-        self,
-        *,
-        engine_workers: int = 1,
-        engine_settings: Mapping[str, str] | None = None,
-        gateway_workers: int = 1,
-        gateway_env: Mapping[str, str] | None = None,
-        players: bool = True,
-        with_bare: bool = False,
-        cluster_replicas: int | None = None,
-        launched_in: Path | None = None,
-    ) -> None:
-        """`players`: PostgreSQL, and the gateway given the stack's token key;
-        `cluster_replicas`: a Redis Cluster with this many replicas of each primary instead
-        of one Redis server; `launched_in`: `patience serve` with its data there, given
-        `gateway_env` (the other options are then the launcher's)."""
-        self.engine_workers = engine_workers
-        self.engine_settings = dict(engine_settings or {})
-        self.gateway_workers = gateway_workers
-        self.gateway_env = dict(gateway_env or {})
-        self.players = players
-        self.with_bare = with_bare
-        self.cluster_replicas = cluster_replicas
-        self.launched_in = launched_in
-        self.token_key = secrets.token_hex(32)
-        self._exit = ExitStack()
-        self.redis: EmbeddedRedis | None = None
-        self.cluster: EmbeddedRedisCluster | None = None
-        self.postgres: EmbeddedPostgres | None = None
-        self.engine: EngineProcess | None = None
-        self.gateway: HttpServerProcess | None = None
-        self.launcher: LauncherProcess | None = None
-        self.bare: HttpServerProcess | None = None
+    """`players`: PostgreSQL, and the gateway given the stack's token key;
+    `cluster_replicas`: a Redis Cluster with this many replicas of each primary instead of
+    one Redis server; `launched_in`: `patience serve` with its data there, given
+    `gateway_env` (the other options are then the launcher's)."""
+
+    engine_workers: int = 1
+    engine_settings: Mapping[str, str] = field(default_factory=dict)
+    gateway_workers: int = 1
+    gateway_env: Mapping[str, str] = field(default_factory=dict)
+    players: bool = True
+    with_bare: bool = False
+    cluster_replicas: int | None = None
+    launched_in: Path | None = None
+    # what runs, once started
+    token_key: str = field(default_factory=lambda: secrets.token_hex(32), init=False)
+    redis: EmbeddedRedis | None = field(default=None, init=False)
+    cluster: EmbeddedRedisCluster | None = field(default=None, init=False)
+    postgres: EmbeddedPostgres | None = field(default=None, init=False)
+    engine: EngineProcess | None = field(default=None, init=False)
+    gateway: HttpServerProcess | None = field(default=None, init=False)
+    launcher: LauncherProcess | None = field(default=None, init=False)
+    bare: HttpServerProcess | None = field(default=None, init=False)
+    _exit: ExitStack = field(default_factory=ExitStack, init=False)
 
     def start(self) -> Self:
         enter = self._exit.enter_context

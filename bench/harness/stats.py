@@ -25,16 +25,6 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
     return sorted_values[rank - 1]
 
 
-def median(values: Sequence[float]) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return math.nan
-    middle = len(ordered) // 2
-    if len(ordered) % 2:
-        return ordered[middle]
-    return (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def ratio(top: float | None, bottom: float | None) -> float | None:
     """top / bottom, or None where either is missing or the bottom is zero or NaN."""
     if top is None or not bottom or math.isnan(bottom):

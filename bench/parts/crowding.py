@@ -1,40 +1,21 @@
 """`python -m bench` part "crowding": whether searches crowd out moves.
 
-Moves over HTTP from closed-loop clients (bench/clients/gateway_players.py, 16 by
-default) against `patience serve` itself (the launcher, with its Redis, PostgreSQL,
-engine and gateway, each started by it as it always does), in three conditions
-measured in the same run, one after the other in each of `--crowding-rounds` rounds
-(quiet, filling, filling + hints, quiet, ...):
-
-- **quiet**: `patience serve` without pools of winnable deals (WINNABLE_POOL_SIZE=0): no
-  background search; the baseline.
-- **pools filling**: a cold start of the pools: their keys deleted from Redis, then
-  `patience serve` started with the default pool size, so that its refill searches deals
-  (NewGame, then Solve within WINNABLE_SOLVE_MILLISECONDS, one after another) for the
-  whole window.
-- **pools filling + hints**: the same, and `--crowding-hints-per-second` (default 2)
-  `GET /v1/games/{id}/hint` sent at a fixed rate (open loop) on games of their own
-  (random deals of the games whose hints search longest).
-
-`patience serve` is started afresh for each window (so every condition is measured right
-after a start), on one data folder kept for the whole part: the games the clients play,
-the seal key and PostgreSQL's data stay; the pools are emptied at the end of each window.
-Its daily deals (the other searches of a first start) are limited to one quick game,
-prepared before the first window. The load generator (this process) runs in a session of
-its own, apart from the services, as remote players would.
-
-Reported per condition: moves/s, p50/p95/p99/max, the ratio of each to quiet, the CPU
-the search processes used during the window (in cores) and each service's, the deals
-the pools gained, and the hints' latency and refusals (503 solver-busy). The services'
-processes are listed with their niceness and scheduling group (Linux autogroup:
-processes of one session share the CPU as one, against the other sessions), which
-decide who gets a core.
+Moves over HTTP from closed-loop clients against `patience serve` itself (the launcher
+starting its Redis, PostgreSQL, engine and gateway as it always does, on one data folder
+kept for the part, started afresh for each window), in three conditions taking turns in
+each round: quiet (no pools of winnable deals), pools filling (from empty, with the
+default size), and pools filling with hints asked at a fixed rate. Reported per
+condition: the moves' rate and latency against quiet, the CPU of the search processes
+and of each service, the deals pooled, the hints' latency and refusals, and the
+services' processes with their niceness and scheduling group (bench/README.md,
+"Searches beside moves").
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import math
 import os
@@ -53,9 +34,9 @@ from bench.clients.endless_games import find_endless_game
 from bench.clients.gateway_players import Players
 from bench.clients.http_client import Connection
 from bench.harness.event_loop import run_fast
-from bench.harness.meters import CpuMeter
+from bench.harness.meters import CpuMeter, cpu_seconds, spawned
 from bench.harness.report import Column, Report, Section, fmt
-from bench.harness.servers import LAUNCH_SECONDS, command_line
+from bench.harness.servers import LAUNCH_SECONDS
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
 from bench.harness.stats import Measurement, closed_loop, percentile, ratio
@@ -95,32 +76,27 @@ class Condition:
 
     @property
     def moves(self) -> Measurement:
-        merged = self.windows[0].moves
-        for window in self.windows[1:]:
-            merged = merged.merged(window.moves)
-        return merged
+        return functools.reduce(Measurement.merged, (w.moves for w in self.windows))
 
     @property
     def max_ms(self) -> float:
         return max(w.max_ms for w in self.windows)
 
+    def cores(self, cpu_seconds: float) -> float:
+        """CPU seconds over the windows, in cores."""
+        seconds = sum(w.moves.seconds for w in self.windows)
+        return cpu_seconds / seconds if seconds else math.nan
+
     @property
     def search_cores(self) -> float:
-        seconds = sum(w.moves.seconds for w in self.windows)
-        return sum(w.search_cpu for w in self.windows) / seconds if seconds else math.nan
+        return self.cores(sum(w.search_cpu for w in self.windows))
 
     def cores_of(self, name: str) -> float:
         """Cores a server used over the windows; the engine's without its searches."""
-        seconds = sum(w.moves.seconds for w in self.windows)
         used = sum(w.moves.server_cpu_by_name.get(name, 0.0) for w in self.windows)
-        if name == "engine":
-            used -= sum(w.search_cpu for w in self.windows)
-        return used / seconds if seconds else math.nan
-
-    @property
-    def client_cores(self) -> float:
-        seconds = sum(w.moves.seconds for w in self.windows)
-        return sum(w.moves.client_cpu_seconds for w in self.windows) / seconds
+        return self.cores(
+            used - (sum(w.search_cpu for w in self.windows) if name == "engine" else 0)
+        )
 
     def hint_ms(self, fraction: float) -> float:
         ordered = sorted(x for w in self.windows for x in w.hint_latencies)
@@ -128,27 +104,10 @@ class Condition:
 
 
 def _search_pids(engine_pid: int) -> list[int]:
-    """The engine's search processes: its descendants started by multiprocessing's spawn
-    that started none themselves (with several engine workers, the workers did)."""
-    try:
-        tree = psutil.Process(engine_pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
-    spawned = [proc for proc in tree if "spawn_main" in command_line(proc)]
-    parents = set()
-    for proc in spawned:
-        with contextlib.suppress(psutil.Error):
-            parents.add(proc.ppid())
-    return [proc.pid for proc in spawned if proc.pid not in parents]
-
-
-def _search_cpu(pids: list[int]) -> float:
-    total = 0.0
-    for pid in pids:
-        with contextlib.suppress(psutil.Error):
-            times = psutil.Process(pid).cpu_times()
-            total += times.user + times.system
-    return total
+    """The engine's search processes: those it spawned that spawned none themselves
+    (with several engine workers, the workers did)."""
+    found = spawned(engine_pid)
+    return [pid for pid in found if pid not in found.values()]
 
 
 def _autogroup(pid: int) -> str:
@@ -294,7 +253,7 @@ class CrowdingBench:
             services = serve.pids()
             self.processes = describe_processes(services)
             searches = _search_pids(services["engine"])
-            search_before = _search_cpu(searches)
+            search_before = sum(map(cpu_seconds, searches))
             result = Window(Measurement(0, 0, 0, 0.0, []))
             hints: asyncio.Task[None] | None = None
             if condition == HINTED:
@@ -315,7 +274,7 @@ class CrowdingBench:
                     with contextlib.suppress(asyncio.CancelledError):
                         await hints
                 await self.players.close()
-            result.search_cpu = _search_cpu(searches) - search_before
+            result.search_cpu = sum(map(cpu_seconds, searches)) - search_before
             client = aioredis.from_url(serve.redis_url)
             try:
                 result.pooled = await self._pooled(client)
@@ -382,14 +341,14 @@ def write_crowding(
             condition.name, moves.rate, moves.p50_ms, moves.p95_ms, moves.p99_ms,
             condition.max_ms, [w.moves.p99_ms for w in windows],
             ratio(moves.p99_ms, quiet.p99_ms), ratio(moves.rate, quiet.rate),
-            condition.search_cores, [*services, condition.client_cores],
+            condition.search_cores,
+            [*services, condition.cores(moves.client_cpu_seconds)],
             [w.pooled for w in windows], hints if hinted else None,
             [condition.hint_ms(0.5), condition.hint_ms(0.99)] if hinted else None, moves.errors,
         )  # fmt: skip
         key = "crowding." + condition.name.replace(" + ", "_").replace(" ", "_")
         report.measurement(key, moves)
-        report.figure(f"{key}.max_ms", condition.max_ms)
-        report.figure(f"{key}.search_cores", condition.search_cores)
+        report.record(key, max_ms=condition.max_ms, search_cores=condition.search_cores)
         section.first_error(condition.name, moves.first_error)
     worst = conditions[-1].moves.p99_ms
     met = "met" if worst < GOAL_P99_MS else "not met"

@@ -1,38 +1,9 @@
 """`python -m bench` part "engine": the engine over real gRPC, ApplyMove against a
-near-empty RPC on the same server; and first, in-process, what sealing a state costs.
-
-The engine runs through its real entry point in child processes: one engine with
-ENGINE_WORKERS=1, then 2, and two single-process replicas side by side; each unsealed
-and sealed (with a random ENGINE_SEAL_KEY, as `patience serve` and docker-compose run
-it). The near-empty RPC is the standard gRPC health `Check` that the engine serves on
-the same port: a unary call whose handler does one dict look-up, so its rate is what
-the gRPC stack and Python's event loop allow before any rules work.
-
-ApplyMove (the main figure) is forward play, as a client of the engine plays: each
-concurrent caller plays random legal moves (picked from the legal moves of the reply
-it got last, with a seeded generator) from fresh deals of every variant in turn, and
-starts a new game (NewGame, inside the call that needs it, so its cost counts against
-ApplyMove) when one is won, stuck or MAX_MOVES_PER_GAME long. Every request carries
-the state of the previous reply, so every position is new. A caller's successive calls
-rotate over the connections: with several engine processes a game's next move may
-land on any of them, as behind a round-robin balancer; with the two replicas, every
-move goes to the replica that did not write its state, so no state is one the
-receiving process has seen (the case of a gateway in front of several engines).
-The players are in bench/clients/engine_players.py.
-
-The second ApplyMove row (`cycle`) is the older workload, kept for comparison: one
-House on the Hill deal where a card goes back and forth between two fans
-(bench/clients/endless_games.py), so a game never ends and the positions repeat.
-
-Sealing: every engine call that takes a state opens one, and every call that returns a
-state seals one. Timed in-process on real states (those of forward play through every
-variant, serialized as the engine writes them): the AEAD envelope
-(patience_engine.sealing) against the HMAC-SHA256 seal it replaced, computed the way the
-engine did (an HMAC object keyed once and copied per state; `hmac.compare_digest` to
-check), and against no key. "Open (another's)" is an envelope this process did not seal,
-as when another engine process or replica wrote it; "open (own)" one it did, which the
-engine finds in its table of envelopes it sealed. The end-to-end effect is in the gRPC
-table: its `sealed` rows run with a key, its `unsealed` rows without.
+near-empty RPC (the standard health `Check`) on the same server, with 1 and 2 worker
+processes and two replicas, unsealed and sealed; and first, in-process, what sealing a
+state costs against the HMAC seal it replaced and against no key. The workloads (forward
+play, the older cycle) and what each row means: bench/README.md, "Engine over gRPC" and
+"Sealing a state"; the players: bench/clients/engine_players.py.
 """
 
 from __future__ import annotations
@@ -157,22 +128,15 @@ def measure_over_grpc(report: Report, settings: Settings) -> None:
     section = report.section("Engine over gRPC: ApplyMove vs near-empty RPC")
     section.note(
         f"Real engine (`python -m patience_engine`) in child processes on loopback;"
-        f" {settings.engine_concurrency} concurrent async clients (grpc.aio, one TCP"
-        f" connection per channel, several channels), closed loop,"
+        f" {settings.engine_concurrency} concurrent grpc.aio clients, closed loop,"
         f" {settings.seconds:g} s per figure in {settings.rounds} interleaved round(s)."
-        f" Empty RPC = gRPC health `Check` on the same server in the same run."
-        f" ApplyMove (forward play) = each client plays random legal moves (seeded) from"
-        f" fresh deals of all {len(patience.VARIANTS)} variants in turn, each request"
-        f" carrying the state the previous reply returned, a new game (NewGame, counted"
-        f" in the ApplyMove call that needs it) once one is over or"
-        f" {MAX_MOVES_PER_GAME} moves long; a client's calls rotate over the connections."
-        f" `{REPLICAS} replicas` = {REPLICAS} engines of 1 process each, every move sent"
-        f" to the one that did not write its state (no state is one the receiver has"
-        f" seen). ApplyMove (cycle) = the older workload: one `{settings.engine_variant}`"
-        f" game per client, moving a card back and forth. Sealed = with ENGINE_SEAL_KEY"
-        f" (as `patience serve` and docker-compose run). Server CPU = CPU time of the"
-        f" engine processes per call. Goal: ApplyMove >= {GOAL_RATIO:.0%} of the"
-        f" empty-RPC rate."
+        f" Empty RPC: gRPC health `Check` on the same server. ApplyMove (forward play):"
+        f" random legal moves from fresh deals of every variant, a new game once one is over"
+        f" or {MAX_MOVES_PER_GAME} moves long; (cycle): one `{settings.engine_variant}` game"
+        f" per client, a card moved back and forth. `{REPLICAS} replicas`: every move sent to"
+        f" the engine that did not write its state. Sealed: with ENGINE_SEAL_KEY. Server"
+        f" CPU: the engine processes'. Goal: ApplyMove >= {GOAL_RATIO:.0%} of the empty-RPC"
+        ' rate (bench/README.md, "Engine over gRPC").'
     )
     table = section.table(
         "engine procs", "states", "RPC", *measurement_columns(),
@@ -228,8 +192,7 @@ def write_pair(
             by_cpu = ratio(empty.server_cpu_us_per_call, m.server_cpu_us_per_call)
             met = by_rate >= GOAL_RATIO if by_rate is not None else None
             suffix = "" if name == "apply" else f"_{name}"
-            report.figure(f"{prefix}.ratio{suffix}", by_rate)
-            report.figure(f"{prefix}.cpu_ratio{suffix}", by_cpu)
+            report.record(prefix, **{f"ratio{suffix}": by_rate, f"cpu_ratio{suffix}": by_cpu})
         table.add(*first_cells, label, *measurement_cells(m), by_rate, met, by_cpu)
         report.measurement(f"{prefix}.{name}", m)
         section.first_error(f"{' '.join(first_cells)}, {label}", m.first_error)

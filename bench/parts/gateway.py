@@ -10,6 +10,7 @@ each client playing games of its own (bench/clients/gateway_players.py).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 import redis.asyncio as aioredis
 
@@ -68,36 +69,28 @@ class GatewayBench:
         self.owners = Players(
             stack.base_url, None, plan, settings.games_per_client, as_players=True
         )
-        self.gateway_cpu = CpuMeter(stack.pids())
-        self.bare_cpu = CpuMeter(stack.pids("bare", "redis"))
+        # each kind of request: what a client calls, and the processes whose CPU it costs
+        gateway_cpu = CpuMeter(stack.pids())
+        self.calls: dict[str, tuple[Callable[[int], Awaitable[None]], CpuMeter]] = {
+            "bare": (self.players.bare_move, CpuMeter(stack.pids("bare", "redis"))),
+            "gateway": (self.players.gateway_move, gateway_cpu),
+            "player": (self.owners.gateway_move, gateway_cpu),
+        }
 
-    async def _measure(
-        self, call: Callable[[int], Awaitable[None]], cpu: CpuMeter, clients: int, seconds: float
-    ) -> Measurement:
-        return await closed_loop(
-            call, concurrency=clients, duration=seconds, warmup=self.settings.warmup, cpu=cpu
+    def window(
+        self, kind: str, clients: int, seconds: float
+    ) -> Callable[[], Awaitable[Measurement]]:
+        call, cpu = self.calls[kind]
+        warmup = self.settings.warmup
+        return partial(
+            closed_loop, call, concurrency=clients, duration=seconds, warmup=warmup, cpu=cpu
         )
-
-    async def gateway(self, clients: int, seconds: float) -> Measurement:
-        return await self._measure(self.players.gateway_move, self.gateway_cpu, clients, seconds)
-
-    async def owner(self, clients: int, seconds: float) -> Measurement:
-        return await self._measure(self.owners.gateway_move, self.gateway_cpu, clients, seconds)
-
-    async def bare(self, clients: int, seconds: float) -> Measurement:
-        return await self._measure(self.players.bare_move, self.bare_cpu, clients, seconds)
 
     async def side_by_side(self) -> dict[str, Measurement]:
         clients = self.settings.gateway_concurrency
         per_round = self.settings.seconds / self.settings.rounds
-        return await alternate(
-            {
-                "bare": lambda: self.bare(clients, per_round),
-                "gateway": lambda: self.gateway(clients, per_round),
-                "player": lambda: self.owner(clients, per_round),
-            },
-            self.settings.rounds,
-        )
+        windows = {kind: self.window(kind, clients, per_round) for kind in self.calls}
+        return await alternate(windows, self.settings.rounds)
 
     async def sweep(self) -> list[tuple[Measurement, Measurement]]:
         """(gateway, bare) per concurrency level, until the gateway's rate stops
@@ -106,8 +99,8 @@ class GatewayBench:
         best = 0.0
         flat = 0
         for clients in self.settings.sweep:
-            gateway = await self.gateway(clients, self.settings.sweep_seconds)
-            bare = await self.bare(clients, self.settings.sweep_seconds)
+            gateway = await self.window("gateway", clients, self.settings.sweep_seconds)()
+            bare = await self.window("bare", clients, self.settings.sweep_seconds)()
             results.append((gateway, bare))
             if gateway.rate > best * 1.05:
                 best, flat = gateway.rate, 0
@@ -137,20 +130,14 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     plan: EndlessGame = find_endless_game(settings.gateway_variant)
     section = report.section("Gateway over HTTP: POST move vs bare FastAPI endpoint")
     section.note(
-        f"Real gateway (`python -m patience_gateway`, Granian, one worker process) in a"
-        f" child process,"
-        f" real Redis and PostgreSQL (EmbeddedRedis, EmbeddedPostgres), real engine"
-        f" ({settings.gateway_engine_workers} process). Bare endpoint ="
-        f" bench/harness/bare_app.py on the same Redis, served by"
-        f" Granian with the same settings: parse a JSON body, one Redis GET and one"
-        f" SET, answer JSON. Load: bench.clients.http_client (keep-alive HTTP/1.1 on asyncio"
-        f" streams with httptools, uvloop), one connection per client, closed loop,"
-        f" {settings.games_per_client} games per client created beforehand"
-        f" (`{plan.variant}` deal {plan.deal}, moving a card back and forth:"
-        f" {' / '.join(plan.cycle)}), {settings.seconds:g} s per figure in"
-        f" {settings.rounds} interleaved round(s). Server CPU = CPU time of"
-        f" gateway + engine + Redis + PostgreSQL (bare: bare app + Redis) per request; client CPU"
-        f" = the load generator's."
+        f"Real gateway (one Granian worker) on the shared stack, engine of"
+        f" {settings.gateway_engine_workers} process; bare endpoint: bench/harness/bare_app.py"
+        f" on the same Redis, served alike. One keep-alive connection per client, closed loop,"
+        f" {settings.games_per_client} games per client (`{plan.variant}` deal {plan.deal}:"
+        f" {' / '.join(plan.cycle)}), {settings.seconds:g} s per figure in {settings.rounds}"
+        f" round(s) taking turns. Server CPU: gateway + engine + Redis + PostgreSQL (bare:"
+        " bare app + Redis); client CPU: the load generator's (bench/README.md, \"Gateway"
+        ' over HTTP").'
     )
     bench = GatewayBench(stack, plan, settings)
     side, sweep, floor = run_fast(bench.run)
@@ -187,8 +174,7 @@ def write_gateway(
         f" By server CPU per request (bare / gateway, the ratio of rates if the servers"
         f" alone were the bottleneck): {pct(by_cpu)}."
     )
-    report.figure("gateway.cpu_ratio", by_cpu)
-    report.figure("gateway.ratio", by_rate)
+    report.record("gateway", cpu_ratio=by_cpu, ratio=by_rate)
     section.note(
         "Server CPU per request by process: "
         + "; ".join(f"{name}: {cpu_by_process(side[name])}" for name in ("gateway", "bare"))

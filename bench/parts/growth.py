@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from statistics import median
 
 import redis.asyncio as aioredis
 from patience_gateway.storage.store import CHECKPOINT_EVERY
@@ -27,7 +28,7 @@ from bench.harness.event_loop import run_fast
 from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import median, percentile
+from bench.harness.stats import percentile
 
 MEMORY_GOAL_BYTES = 4096
 UNDO_WINDOW = 10

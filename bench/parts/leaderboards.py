@@ -1,24 +1,14 @@
 """`python -m bench` part "leaderboards": reads of one board of 100,000 players over
-real HTTP (GET /v1/leaderboards/wins/{variant}), against baselines measured in the same
-run: the gateway's own near-empty GET (/livez), the bare FastAPI endpoint, the raw Redis
-commands of a read and the raw PostgreSQL look-up of its display names.
+real HTTP (GET /v1/leaderboards/wins/{variant}: the top 10, and the top 10 with the
+reading player's own rank), against the gateway's own /livez, the bare FastAPI endpoint,
+the raw Redis commands of a read and the raw PostgreSQL look-up of its names, measured in
+the same run; then the reads at each client count of the sweep, and where a read's time
+goes (the gateway's own `Leaderboards.read` in this process, a clock around each step).
 
-The part starts a stack of its own (Redis, PostgreSQL, one engine process, the gateway
-with one worker, the bare endpoint), so that it fills a database nobody else writes to;
-the stack holds the players' token key. The board is filled as the service fills it: the players
-inserted into PostgreSQL's `players` table (a display name for most), the board written
-with the commands of `Boards.rebuild` (what the gateway sends when it rebuilds a board
-from PostgreSQL). Players' access tokens are signed with the gateway's key, as POST
-/v1/players would have issued them. Before the clock starts, a few reads are checked
-against the scores written (size, ranks, the player's own rank, names).
-
-Then, per client count (1, and the gateway part's concurrency), in interleaved rounds:
-top 10 without a token, top 10 with the player's own row and 2 above and below (a random
-player of a sample drawn from the 100,000, with the player's access token), and the
-baselines; then the two reads alone at each client count of the sweep (`--sweep`,
-`--sweep-seconds`). The same read (`Leaderboards.read`, the gateway's own code) run in the bench
-process shows what HTTP adds; run with a clock around each of its steps, it shows where
-its time goes.
+The part starts a stack of its own, so that it fills a database nobody else writes to:
+the players into PostgreSQL and the board into Redis as the service fills them, their
+access tokens signed with the stack's key; a few reads are checked against what was
+written before the clock starts (bench/README.md, "Leaderboards").
 """
 
 from __future__ import annotations
@@ -32,6 +22,7 @@ from collections import defaultdict
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import orjson
@@ -51,7 +42,7 @@ from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bench.clients.http_client import Connection
+from bench.clients.http_client import Connection, Response
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
 from bench.harness.report import (
@@ -212,11 +203,11 @@ class Readers:
     async def top(self, client: int) -> None:
         await self.gateway[client].request("GET", TOP_PATH, expect=(200,))
 
-    async def me(self, client: int) -> None:
-        token = self.board.tokens[self.next_player()]
-        await self.gateway[client].request(
-            "GET", ME_PATH, headers={"Authorization": f"Bearer {token}"}, expect=(200,)
-        )
+    async def me(self, client: int, player: str | None = None) -> Response:
+        """A read of "me" by `player` (drawn from the sample by default)."""
+        token = self.board.tokens[player or self.next_player()]
+        headers = {"Authorization": f"Bearer {token}"}
+        return await self.gateway[client].request("GET", ME_PATH, headers=headers, expect=(200,))
 
     async def livez(self, client: int) -> None:
         await self.gateway[client].request("GET", "/livez", expect=(200,))
@@ -233,27 +224,18 @@ class Readers:
 
     async def check(self) -> None:
         """A few reads, checked against what was written (not timed)."""
-        conn = self.gateway[0]
-        check_read(self.board, (await conn.request("GET", TOP_PATH, expect=(200,))).json(), None)
+        top = await self.gateway[0].request("GET", TOP_PATH, expect=(200,))
+        check_read(self.board, top.json(), None)
         for pid in self.board.sample[:20]:
-            token = self.board.tokens[pid]
-            response = await conn.request(
-                "GET", ME_PATH, headers={"Authorization": f"Bearer {token}"}, expect=(200,)
-            )
-            check_read(self.board, response.json(), pid)
+            check_read(self.board, (await self.me(0, pid)).json(), pid)
 
     async def verify_every_token(self, clients: int) -> None:
         """One read per sampled player (not timed): the gateway verifies a token's
         signature once, then keeps it, as for a player reading again."""
-        players = list(self.board.sample)
 
         async def one_client(client: int) -> None:
-            conn = self.gateway[client]
-            for pid in players[client::clients]:
-                token = self.board.tokens[pid]
-                await conn.request(
-                    "GET", ME_PATH, headers={"Authorization": f"Bearer {token}"}, expect=(200,)
-                )
+            for pid in self.board.sample[client::clients]:
+                await self.me(client, pid)
 
         await asyncio.gather(*(one_client(c) for c in range(clients)))
 
@@ -418,73 +400,65 @@ async def profile_steps(stack: Stack, board: Board, reads: int) -> StepProfile:
 # ---------------------------------------------------------------------- measuring
 
 
-@dataclass
-class Level:
-    clients: int
-    http: dict[str, Measurement]
-    floors: dict[str, Measurement]
+# the reads over HTTP in the order they take turns
+HTTP_ORDER = ("livez", "bare", "top", "me")
 
 
 @dataclass
 class Results:
-    levels: list[Level]
+    # per client count, the reads and their floors by name (HTTP_ROWS, FLOOR_ROWS)
+    levels: dict[int, dict[str, Measurement]]
     # (top, me) per client count of the sweep
     sweep: list[tuple[Measurement, Measurement]]
     profile: StepProfile
 
 
-def levels_of(settings: Settings) -> list[int]:
-    return sorted({1, settings.gateway_concurrency})
-
-
 async def measure(stack: Stack, board: Board, settings: Settings) -> Results:
     await fill(stack, board)
-    most = max(levels_of(settings))
+    most = max(1, settings.gateway_concurrency)
     readers = Readers(stack, board, most)
     floors = Floors(stack, board, most)
-    gateway_cpu = CpuMeter(stack.pids("gateway", "redis", "postgres"))
-    bare_cpu = CpuMeter(stack.pids("bare", "redis"))
-    redis_cpu = CpuMeter(stack.pids("redis"))
-    pg_cpu = CpuMeter(stack.pids("postgres"))
-    levels: list[Level] = []
+    gateway_cpu, redis_cpu = (
+        CpuMeter(stack.pids("gateway", "redis", "postgres")),
+        CpuMeter(stack.pids("redis")),
+    )
+    # what each read calls, and the processes whose CPU it costs
+    calls: dict[str, tuple[Callable[[int], Awaitable[object]], CpuMeter | None]] = {
+        "top": (readers.top, gateway_cpu),
+        "me": (readers.me, gateway_cpu),
+        "livez": (readers.livez, gateway_cpu),
+        "bare": (readers.bare, CpuMeter(stack.pids("bare", "redis"))),
+        "in_process": (floors.in_process, None),
+        "redis_top": (floors.redis_top, redis_cpu),
+        "redis_me": (floors.redis_me, redis_cpu),
+        "pg_names": (floors.pg_names, CpuMeter(stack.pids("postgres"))),
+    }
+
+    def window(name: str, clients: int, seconds: float) -> Callable[[], Awaitable[Measurement]]:
+        call, cpu = calls[name]
+        warmup = settings.warmup
+        return partial(
+            closed_loop, call, concurrency=clients, duration=seconds, warmup=warmup, cpu=cpu
+        )
+
+    levels: dict[int, dict[str, Measurement]] = {}
     try:
         await floors.open()
         await readers.check()
         await readers.verify_every_token(most)
         per_round = settings.seconds / settings.rounds
-
-        def window(
-            call: Callable[[int], Awaitable[object]], cpu: CpuMeter | None, clients: int, s: float
-        ) -> Callable[[], Awaitable[Measurement]]:
-            return lambda: closed_loop(
-                call, concurrency=clients, duration=s, warmup=settings.warmup, cpu=cpu
-            )
-
-        for clients in levels_of(settings):
-            http = await alternate(
-                {
-                    "livez": window(readers.livez, gateway_cpu, clients, per_round),
-                    "bare": window(readers.bare, bare_cpu, clients, per_round),
-                    "top": window(readers.top, gateway_cpu, clients, per_round),
-                    "me": window(readers.me, gateway_cpu, clients, per_round),
-                },
-                settings.rounds,
-            )
-            floor_seconds = settings.sweep_seconds
-            raw = {
-                "in_process": await window(floors.in_process, None, clients, floor_seconds)(),
-                "redis_top": await window(floors.redis_top, redis_cpu, clients, floor_seconds)(),
-                "redis_me": await window(floors.redis_me, redis_cpu, clients, floor_seconds)(),
-                "pg_names": await window(floors.pg_names, pg_cpu, clients, floor_seconds)(),
+        for clients in sorted({1, most}):
+            http = {
+                name: window(name, clients, per_round) for name in ("livez", "bare", "top", "me")
             }
-            levels.append(Level(clients, http, raw))
+            levels[clients] = await alternate(http, settings.rounds)
+            for name, _ in FLOOR_ROWS:
+                levels[clients][name] = await window(name, clients, settings.sweep_seconds)()
         sweep = []
         for clients in settings.sweep:
-            if clients > most:
-                readers.add_clients(clients)
-            top = await window(readers.top, gateway_cpu, clients, settings.sweep_seconds)()
-            me = await window(readers.me, gateway_cpu, clients, settings.sweep_seconds)()
-            sweep.append((top, me))
+            readers.add_clients(clients)
+            top = await window("top", clients, settings.sweep_seconds)()
+            sweep.append((top, await window("me", clients, settings.sweep_seconds)()))
     finally:
         await readers.close()
         await floors.close()
@@ -522,21 +496,21 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
     )
     report.figure("leaderboards.players", len(board.scores))
     table = section.table("what", "clients", *measurement_columns("reads/s", LATENCIES))
-    for level in results.levels:
+    for clients, level in results.levels.items():
         for key, label in HTTP_ROWS + FLOOR_ROWS:
-            m = {**level.http, **level.floors}[key]
+            m = level[key]
             table.add(label, m.concurrency, *measurement_cells(m, LATENCIES))
-            report.measurement(f"leaderboards.c{level.clients}.{key}", m)
-            section.first_error(f"{key}, {level.clients} clients", m.first_error)
+            report.measurement(f"leaderboards.c{clients}.{key}", m)
+            section.first_error(f"{key}, {clients} clients", m.first_error)
 
-    for level in results.levels:
-        top, me, livez, bare = (level.http[k] for k in ("top", "me", "livez", "bare"))
+    for clients, level in results.levels.items():
+        top, me, livez, bare = (level[k] for k in ("top", "me", "livez", "bare"))
         verdicts = []
         for name, m in (("top 10", top), ("top 10 + me", me)):
             met = "met" if m.p99_ms < GOAL_P99_MS else "not met"
             verdicts.append(f"{name} p99 {fmt(m.p99_ms, 2)} ms ({met})")
         section.note(
-            f"**{level.clients} client(s)**: {'; '.join(verdicts)}; goal p99 under"
+            f"**{clients} client(s)**: {'; '.join(verdicts)}; goal p99 under"
             f" {GOAL_P99_MS:g} ms. Reads/s over the gateway's /livez: top"
             f" {pct(ratio(top.rate, livez.rate))}, me {pct(ratio(me.rate, livez.rate))}; over"
             f" the bare endpoint: top {pct(ratio(top.rate, bare.rate))}, me"
@@ -572,13 +546,11 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         share = wall / whole if whole else None
         steps.add(name, clock.calls[name] / reads, wall, cpu, wall - cpu, share)
         slug = name.split(" (")[0].replace(" ", "_").replace("'", "").replace("?", "")
-        report.figure(f"leaderboards.step.{slug}_us", wall)
-        report.figure(f"leaderboards.step.{slug}_cpu_us", cpu)
+        report.record("leaderboards.step", **{f"{slug}_us": wall, f"{slug}_cpu_us": cpu})
     rest_share = rest / whole if whole else None
     steps.add("the rest (rows built in Python)", None, rest, rest_cpu, rest - rest_cpu, rest_share)
     steps.add(f"**{WHOLE}**", None, whole, whole_cpu, whole - whole_cpu, 1.0)
-    report.figure("leaderboards.step.total_us", whole)
-    report.figure("leaderboards.step.total_cpu_us", whole_cpu)
+    report.record("leaderboards.step", total_us=whole, total_cpu_us=whole_cpu)
 
 
 def write_sweep(
@@ -619,18 +591,13 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     players = settings.leaderboard_players
     section = report.section(f"Leaderboard reads: {players:,} players on one board")
     section.note(
-        f"Real gateway (`python -m patience_gateway`, Granian, one worker process) with"
-        f" real Redis and PostgreSQL (EmbeddedRedis, EmbeddedPostgres) and one engine"
-        f" process, started for this part; the board `{BOARD}` (wins over all time) of"
-        f" {players:,} players (wins drawn from an exponential distribution of mean"
-        f" {MEAN_WINS:g}, so many ties; {NAMED_SHARE:.0%} with a display name). Reads:"
-        f" `GET {TOP_PATH}` and the same with `&around={AROUND}` and a random sampled"
-        f" player's access token. Load: bench.clients.http_client, one keep-alive connection"
-        f" per client, closed loop, {settings.seconds:g} s per figure in {settings.rounds}"
-        f" interleaved round(s) with the gateway's /livez and the bare endpoint; the raw"
-        f" floors {settings.sweep_seconds:g} s each. Server CPU = gateway + Redis +"
-        f" PostgreSQL (bare: bare app + Redis; the floors: Redis or PostgreSQL alone) per"
-        f" call. Goal: p99 under {GOAL_P99_MS:g} ms (loopback)."
+        f"The board `{BOARD}` of {players:,} players (wins of mean {MEAN_WINS:g}, so many ties;"
+        f" {NAMED_SHARE:.0%} named) on a stack of the part's own (one gateway worker). Reads:"
+        f" `GET {TOP_PATH}`, and with `&around={AROUND}` and a sampled player's token; closed"
+        f" loop, {settings.seconds:g} s per figure in {settings.rounds} round(s) taking turns"
+        f" with /livez and the bare endpoint; the floors {settings.sweep_seconds:g} s each."
+        f" Server CPU: gateway + Redis + PostgreSQL (bare: + Redis; a floor: its server)."
+        f' Goal: p99 under {GOAL_P99_MS:g} ms (bench/README.md, "Leaderboards").'
     )
     board = draw_board(players, SAMPLE.get(settings.mode, SAMPLE["quick"]))
     # one variant's daily deals (proved in milliseconds), so that no search for the

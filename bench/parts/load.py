@@ -70,13 +70,11 @@ def write_load(report: Report, section: Section, result: LoadResult) -> None:
     for row in result.rows:
         table.add(*astuple(row))
     total = result.total
-    report.figure("load.requests", total.requests)
-    report.figure("load.failures", total.failures)
-    report.figure("load.rate", total.rate)
-    report.figure("load.p50_ms", total.p50)
-    report.figure("load.p95_ms", total.p95)
-    report.figure("load.p99_ms", total.p99)
-    report.figure("load.exceptions", sum(count for count, _ in result.exceptions))
+    report.record(
+        "load", requests=total.requests, failures=total.failures, rate=total.rate,
+        p50_ms=total.p50, p95_ms=total.p95, p99_ms=total.p99,
+        exceptions=sum(count for count, _ in result.exceptions),
+    )  # fmt: skip
     if result.failures:
         failures = section.table("failed request", "error", "occurrences")
         for name, error, count in result.failures[:10]:

@@ -16,7 +16,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.clients import http_probes
+from bench.clients import http_probes as http
 from bench.clients.http_probes import Outcome, SlowClientsResult
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import MIB, MemoryWatch
@@ -63,65 +63,36 @@ class GatewayProber:
         return Probe(name, key, list(outcomes), watch.before_mib, watch.peak_mib)
 
     async def run(self) -> ProbeRun:
+        s, at, wait, watched = self.settings, (self.host, self.port), self.wait, self._watched
+        big, each = int(s.probe_header_mib * MIB), int(s.probe_concurrent_mib * MIB)
+        concurrent = [http.huge_header(*at, each, wait) for _ in range(s.probe_concurrent_headers)]
         run = ProbeRun()
-        s, host, port, wait = self.settings, self.host, self.port, self.wait
-        header_bytes = int(s.probe_header_mib * MIB)
-        run.probes.append(
-            await self._watched(
-                f"one {s.probe_header_mib:g} MiB header",
-                "huge_header",
-                http_probes.huge_header(host, port, header_bytes, wait),
-            )
-        )
-        concurrent_bytes = int(s.probe_concurrent_mib * MIB)
-        run.probes.append(
-            await self._watched(
-                f"{s.probe_concurrent_headers} concurrent {s.probe_concurrent_mib:g} MiB headers",
-                "concurrent_headers",
-                *(
-                    http_probes.huge_header(host, port, concurrent_bytes, wait)
-                    for _ in range(s.probe_concurrent_headers)
-                ),
-            )
-        )
+        run.probes += [
+            await watched(f"one {s.probe_header_mib:g} MiB header", "huge_header",
+                          http.huge_header(*at, big, wait)),
+            await watched(f"{len(concurrent)} concurrent {s.probe_concurrent_mib:g} MiB headers",
+                          "concurrent_headers", *concurrent),
+        ]  # fmt: skip
         # the three that wait for a timeout run side by side
-        idle = asyncio.ensure_future(http_probes.idle_after_request(host, port, wait))
-        short, silent = await asyncio.gather(
-            self._watched(
-                "body declaring 50 bytes, sending 1",
-                "short_body",
-                http_probes.short_body(host, port, wait),
-            ),
-            self._watched(
-                "connection that sends nothing",
-                "silent",
-                http_probes.silent_connection(host, port, wait),
-            ),
+        idle = asyncio.ensure_future(http.idle_after_request(*at, wait))
+        run.probes += await asyncio.gather(
+            watched("body declaring 50 bytes, sending 1", "short_body", http.short_body(*at, wait)),
+            watched("connection that sends nothing", "silent", http.silent_connection(*at, wait)),
         )
         run.idle_closed_after = await idle
-        run.probes += [short, silent]
         for count in HEADER_COUNTS:
-            run.probes.append(
-                await self._watched(
-                    f"{count:,} headers",
-                    f"headers_{count}",
-                    http_probes.many_headers(host, port, count, wait),
-                )
-            )
-        run.probes.append(
-            await self._watched(
-                f"{LONG_LINE_BYTES // 1000} kB request line",
-                "long_line",
-                http_probes.long_request_line(host, port, LONG_LINE_BYTES, wait),
-            )
-        )
+            many = http.many_headers(*at, count, wait)
+            run.probes.append(await watched(f"{count:,} headers", f"headers_{count}", many))
+        line = http.long_request_line(*at, LONG_LINE_BYTES, wait)
+        name = f"{LONG_LINE_BYTES // 1000} kB request line"
+        run.probes.append(await watched(name, "long_line", line))
         for target in (0, s.probe_slow_clients):
             run.slow.append(await self._slow(target))
         return run
 
     async def _slow(self, target: int) -> SlowClientsResult:
         s = self.settings
-        return await http_probes.slow_clients(
+        return await http.slow_clients(
             self.host,
             self.port,
             target,
@@ -179,15 +150,15 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
         )
         key = f"probes.{probe.key}"
         statuses = [o.status for o in probe.outcomes if o.status is not None]
-        report.figure(f"{key}.answered", len(statuses))
+        status = statuses[0] if len(set(statuses)) == 1 else None
         # refused: a 4xx, or the connection closed (a refusal whose answer a reset cut off)
         refused = sum(
             1 for o in probe.outcomes if (o.status or 0) >= 400 or (o.status is None and o.closed)
         )
-        report.figure(f"{key}.refused", refused)
-        report.figure(f"{key}.status", statuses[0] if len(set(statuses)) == 1 else None)
-        report.figure(f"{key}.seconds", slowest)
-        report.figure(f"{key}.memory_growth_mib", probe.peak_mib - probe.before_mib)
+        report.record(
+            key, answered=len(statuses), refused=refused, status=status, seconds=slowest,
+            memory_growth_mib=probe.peak_mib - probe.before_mib,
+        )  # fmt: skip
     idle = run.idle_closed_after
     closed = "closed" if idle is not None else "still open"
     table.add("kept-alive connection, idle after an answer", closed, idle, None, None)
@@ -212,12 +183,11 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
             result.p(0.99), result.server_cpu_seconds,
         )  # fmt: skip
         key = "probes.slow." + ("loaded" if result.target else "baseline")
-        report.figure(f"{key}.asked", result.target)
-        report.figure(f"{key}.held_mean", result.held_mean)
-        report.figure(f"{key}.dropped", result.dropped_by_server)
-        report.figure(f"{key}.failures", result.failures)
-        report.figure(f"{key}.p50_ms", result.p(0.5) if result.latencies else None)
-        report.figure(f"{key}.p99_ms", result.p(0.99) if result.latencies else None)
+        report.record(
+            key, asked=result.target, held_mean=result.held_mean,
+            dropped=result.dropped_by_server, failures=result.failures,
+            p50_ms=result.p(0.5), p99_ms=result.p(0.99),
+        )  # fmt: skip
         if result.first_failure:
             section.note(
                 f"First failure with {result.target:,} slow clients: {result.first_failure}"

@@ -22,12 +22,10 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-import psutil
-
 from bench.clients.endless_games import EndlessGame, find_endless_game
 from bench.clients.gateway_players import Players
 from bench.harness.event_loop import run_fast
-from bench.harness.meters import cpu_seconds_by_pid
+from bench.harness.meters import cpu_seconds_by_pid, spawned
 from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
@@ -98,24 +96,15 @@ def client_process(
     return run_fast(main)
 
 
-def _engine_workers(pid: int) -> set[int]:
-    """The engine's worker processes: itself alone, or its spawned children (not
-    multiprocessing's resource tracker)."""
-    try:
-        children = psutil.Process(pid).children()
-        workers = {c.pid for c in children if "spawn_main" in " ".join(c.cmdline())}
-    except psutil.NoSuchProcess:
-        return set()
-    return workers or {pid}
-
-
 def measure_level(settings: Settings, plan: EndlessGame, processes: int, loaders: int) -> Level:
     seconds = settings.seconds
     clients = CLIENTS_PER_PROCESS_LEVEL * processes
     per_loader = [clients // loaders + (1 if i < clients % loaders else 0) for i in range(loaders)]
     with Stack(players=False, engine_workers=processes, gateway_workers=processes) as stack:
         pids = stack.pids()
-        workers = _engine_workers(pids["engine"])
+        # the engine's worker processes: itself alone, or the children it spawned
+        workers = {p for p, parent in spawned(pids["engine"]).items() if parent == pids["engine"]}
+        workers = workers or {pids["engine"]}
         start_at = time.time() + START_MARGIN + 0.5 * processes
         with ProcessPoolExecutor(max_workers=loaders) as pool:
             runs = [
@@ -213,12 +202,10 @@ def write_scaling(
             spread, client_us, (level.client_cores, left), level.errors,
         )  # fmt: skip
         key = f"scaling.p{level.processes}"
-        report.figure(f"{key}.rate", level.rate)
-        report.figure(f"{key}.efficiency", efficiency)
-        report.figure(f"{key}.per_core", per_core)
+        report.record(key, rate=level.rate, efficiency=efficiency, per_core=per_core)
         for service in ("gateway", "engine", "redis"):
             report.figure(f"{key}.{service}_us", level.us_per_move(service))
-        report.figure(f"{key}.client_us", client_us)
+        report.record(key, client_us=client_us)
         if level.first_error:
             section.note(f"First error at {level.processes}: {level.first_error}")
     section.note(

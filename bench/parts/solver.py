@@ -120,11 +120,10 @@ def measure_in_process(report: Report, settings: Settings) -> None:
         worst = max(times) if times else None
         decided_of = f"{decided}/{settings.solver_deals}"
         table.add(variant, rate, baseline, rate / baseline, decided_of, median, worst)
-        report.figure(f"solver.{variant}.nodes_per_s", rate)
-        report.figure(f"solver.{variant}.library_positions_per_s", baseline)
-        report.figure(f"solver.{variant}.decided", decided)
-        if median is not None:
-            report.figure(f"solver.{variant}.verdict_p50_s", median)
+        report.record(
+            f"solver.{variant}", nodes_per_s=rate, library_positions_per_s=baseline,
+            decided=decided, verdict_p50_s=median,
+        )  # fmt: skip
 
 
 def _percentile(values: list[float], share: float) -> float:
@@ -290,8 +289,8 @@ def hint_floods(report: Report, client: SyncEngineClient, settings: Settings) ->
             p50, p99, worst = _ms(times, 0.5, 0.99, 1.0)
             table.add(variant, label, p50, p99, worst, refused, "1 a flood" if same else searched)
             key = "one" if same else "each"
-            report.figure(f"solver_rpc.{variant}.flood_{key}_p99_ms", p99)
-            report.figure(f"solver_rpc.{variant}.flood_{key}_refused", refused)
+            flood = {f"flood_{key}_p99_ms": p99, f"flood_{key}_refused": refused}
+            report.record(f"solver_rpc.{variant}", **flood)
 
 
 def _replay_moves(variant: str, target: patience.State, rng: random.Random) -> list[str]:

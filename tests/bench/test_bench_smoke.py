@@ -79,7 +79,7 @@ EXPECTED = [
     "load.requests",
     "load.rate",
     "load.p95_ms",
-    "cluster.script.nodescripts.client_cpu_us",
+    "cluster.script.noderunner.client_cpu_us",
     "cluster.script.redis_evalsha.client_cpu_us",
     "cluster.script.rediscluster_evalsha.client_cpu_us",
     "cluster.nowait.rate",
