@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,7 +60,8 @@ from bench.harness import machine
 from bench.harness.paths import REPO_ROOT, RESULTS
 from bench.harness.report import Column, table
 from bench.harness.stats import percentile
-from research.winnability import SEED, deal_numbers, read_rows, wilson
+from research.rows import appended, read_rows
+from research.winnability import SEED, deal_numbers, wilson
 
 ROWS = RESULTS / "fair_player.jsonl"
 LATENCY_ROWS = RESULTS / "fair_hint_latency.jsonl"
@@ -174,15 +174,6 @@ def run_task(task: Task) -> dict[str, object]:
     }
     row.update(play_fair(state, task.hint_nodes))
     return row
-
-
-def run(tasks: list[Task], jobs: int, path: Path) -> Iterator[dict[str, object]]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as out, multiprocessing.Pool(jobs, maxtasksperchild=10) as pool:
-        for row in pool.imap_unordered(run_task, tasks, chunksize=1):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            yield row
 
 
 # --- latency ---------------------------------------------------------------------------
@@ -396,7 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         todo = [t for t in tasks if (t.variant, t.deal, t.hint_nodes, t.full_seconds) not in done]
         print(f"{len(tasks) - len(todo)} deals already done, {len(todo)} to go", file=sys.stderr)
         started = time.monotonic()
-        for count, row in enumerate(run(todo, args.jobs, args.results), start=1):
+        rows_made = appended(run_task, todo, args.jobs, args.results, per_process=10)
+        for count, row in enumerate(rows_made, start=1):
             elapsed = time.monotonic() - started
             print(
                 f"{count}/{len(todo)} in {elapsed:.0f} s: {row['variant']} {row['deal']}"

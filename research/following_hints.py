@@ -20,8 +20,6 @@ the table is printed, for research/README.md.
 from __future__ import annotations
 
 import argparse
-import json
-import multiprocessing
 import sys
 import time
 from collections.abc import Sequence
@@ -33,6 +31,7 @@ from patience.solver import HINT_BUDGET, Budget, Hint, HintKind, hides_cards, hi
 
 from bench.harness.paths import RESULTS
 from bench.harness.report import table
+from research.rows import appended, read_rows
 
 ROWS = RESULTS / "following_hints.jsonl"
 MOVE_LIMIT = 100_000
@@ -142,11 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated variant ids")
     args = parser.parse_args(argv)
     variants = [v for v in args.only.split(",") if v] or list(patience.VARIANTS)
-    done = {}
-    if ROWS.exists():
-        for line in ROWS.read_text().splitlines():
-            row = json.loads(line)
-            done[(row["variant"], row["deal"], row["nodes"])] = row
+    done = {(row["variant"], row["deal"], row["nodes"]): row for row in read_rows(ROWS)}
     tasks = []
     for variant_id in variants:
         opened = not hides_cards(patience.get_variant(variant_id).new_game(1))
@@ -154,13 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for deal in range(1, args.deals + 1):
             if (variant_id, deal, nodes) not in done:
                 tasks.append(Task(variant_id, deal, nodes))
-    ROWS.parent.mkdir(parents=True, exist_ok=True)
-    with ROWS.open("a") as out, multiprocessing.Pool(args.jobs, maxtasksperchild=20) as pool:
-        for row in pool.imap_unordered(run_task, tasks, chunksize=1):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            done[(row["variant"], row["deal"], row["nodes"])] = row
-            print(row, file=sys.stderr, flush=True)
+    for row in appended(run_task, tasks, args.jobs, ROWS, per_process=20):
+        done[(row["variant"], row["deal"], row["nodes"])] = row
+        print(row, file=sys.stderr, flush=True)
     wanted = [
         r for r in done.values() if r["variant"] in variants and int(str(r["deal"])) <= args.deals
     ]

@@ -13,13 +13,10 @@ JSON-lines file, one line per deal, so a run that is stopped resumes where it st
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +28,7 @@ from bench.harness import machine
 from bench.harness.paths import REPO_ROOT, RESULTS
 from bench.harness.report import Column, table
 from bench.harness.stats import percentile
+from research.rows import appended, read_rows
 
 ROWS = RESULTS / "winnability.jsonl"
 OUTPUT = REPO_ROOT / "docs" / "winnability.md"
@@ -83,29 +81,9 @@ def run_task(task: Task) -> dict[str, object]:
     }
 
 
-def read_rows(path: Path) -> list[dict[str, object]]:
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            rows.append(json.loads(line))
-    return rows
-
-
 def pending(tasks: list[Task], rows: list[dict[str, object]]) -> list[Task]:
     done = {(r["variant"], r["deal"], r["budget_seconds"], r["budget_nodes"]) for r in rows}
     return [t for t in tasks if (t.variant, t.deal, t.seconds, t.nodes) not in done]
-
-
-def run(tasks: list[Task], jobs: int, path: Path) -> Iterator[dict[str, object]]:
-    """Solve the tasks on ``jobs`` processes, appending each result to ``path``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as out, multiprocessing.Pool(jobs, maxtasksperchild=50) as pool:
-        for row in pool.imap_unordered(run_task, tasks, chunksize=1):
-            out.write(json.dumps(row) + "\n")
-            out.flush()
-            yield row
 
 
 # --- the table ------------------------------------------------------------------------
@@ -202,7 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         todo = pending(tasks, rows)
         print(f"{len(tasks) - len(todo)} deals already done, {len(todo)} to go", file=sys.stderr)
         started = time.monotonic()
-        for count, row in enumerate(run(todo, args.jobs, args.results), start=1):
+        rows_made = appended(run_task, todo, args.jobs, args.results, per_process=50)
+        for count, row in enumerate(rows_made, start=1):
             if count % 50 == 0 or count == len(todo):
                 elapsed = time.monotonic() - started
                 print(f"{count}/{len(todo)} in {elapsed:.0f} s ({row['variant']})", file=sys.stderr)
