@@ -46,14 +46,16 @@ class Server:
         return psutil.Process(self.process.pid).children()
 
     def serving_workers(self) -> set[int]:
-        """Workers that listen on the port (each binds it with SO_REUSEPORT once its
-        app has started; before that, a worker would not stop on SIGTERM yet)."""
+        """Workers that serve: Granian's runtime (its tokio threads) runs in a worker once
+        its app has started; before that, a worker would not stop on SIGTERM yet. (Every
+        worker holds the listening socket from its start: the main process's, inherited.)"""
         serving = set()
         for worker in self.workers():
             try:
-                if any(c.status == psutil.CONN_LISTEN for c in worker.net_connections()):
+                threads = [f"/proc/{worker.pid}/task/{t.id}/comm" for t in worker.threads()]
+                if any(Path(name).read_text().startswith("tokio") for name in threads):
                     serving.add(worker.pid)
-            except psutil.NoSuchProcess:
+            except (psutil.NoSuchProcess, OSError):
                 continue
         return serving
 

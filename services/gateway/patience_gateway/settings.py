@@ -129,6 +129,12 @@ class Settings:
     max_body_bytes: Annotated[int, variable("MAX_BODY_BYTES", "largest request body", ge=1)] = 65536
     host: Annotated[str, variable("GATEWAY_HOST", "the address to listen on")] = "127.0.0.1"
     port: Annotated[int, variable("GATEWAY_PORT", "the port to listen on", ge=1, le=65535)] = 8000
+    # Answered by /livez and /readyz (Instance-Id): whoever started this gateway knows it
+    # reached this one, and no other server on the port (`patience serve` gives each
+    # start a random one).
+    instance_id: Annotated[
+        str, variable("GATEWAY_INSTANCE_ID", "the id /livez and /readyz answer with")
+    ] = ""
     log_level: Annotated[str, LOG_LEVEL] = "info"
     # How long clients are told to wait (Retry-After) when Redis or the engine is down.
     retry_after_seconds: int = 1

@@ -12,6 +12,9 @@ import urllib.request
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+# The header of the gateway's /livez and /readyz that names the instance answering.
+INSTANCE_ID_HEADER = "Instance-Id"
+
 
 def redis_pong(url: str, timeout: float = 1.0) -> bool:
     """True when the Redis at `url` answers PING."""
@@ -58,10 +61,14 @@ def grpc_serving(target: str, timeout: float = 1.0, service: str = "") -> bool:
         return False
 
 
-def http_ok(url: str, timeout: float = 1.0) -> bool:
-    """True when a GET of `url` answers with a 2xx status."""
+def http_ok(url: str, timeout: float = 1.0, *, instance: str | None = None) -> bool:
+    """True when a GET of `url` answers with a 2xx status; with `instance`, only when it
+    also carries that Instance-Id (the gateway's GATEWAY_INSTANCE_ID): the answer of the
+    very gateway that was given it, not of another server on its port."""
     try:
         with urllib.request.urlopen(url, timeout=timeout) as response:
-            return 200 <= int(response.status) < 300
+            if not 200 <= int(response.status) < 300:
+                return False
+            return instance is None or response.headers.get(INSTANCE_ID_HEADER) == instance
     except (urllib.error.URLError, OSError, ValueError):
         return False

@@ -4,6 +4,7 @@ environment, and the check that tells it answers."""
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import sys
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from patience_contract.settings import declared
 from patience_engine.config import EngineConfig
+from patience_gateway.settings import Settings as GatewaySettings
 
 from patience_launcher import addresses, postgres_server, probes
 from patience_launcher.children import ChildProcess
@@ -30,6 +32,8 @@ METRICS_VARIABLE = declared(LauncherSettings, "metrics_dir").name
 METRICS_PREFIX = "patience-metrics-"
 # The engine serves its metrics on a port of its own (its supervisor sums its workers').
 ENGINE_METRICS_VARIABLE = declared(EngineConfig, "metrics_port").name
+# What the gateway answers its health checks with: the launcher knows its own.
+INSTANCE_VARIABLE = declared(GatewaySettings, "instance_id").name
 
 
 def service_argv(script: str, module: str) -> list[str]:
@@ -220,10 +224,14 @@ def start_gateway(
     """Starts the gateway on host:port, its metrics files in `metrics_dir`; returns its
     base URL for local clients. `settings`: more variables for it (where its records
     are kept, the players' token keys), over this process's environment; `origins`: the
-    configured CORS origins, after the gateway's own page's."""
+    configured CORS origins, after the gateway's own page's. The gateway is given an
+    instance id of this start's, and only an answer that carries it counts as the
+    gateway's: another server answering on the port (started there meanwhile) is not
+    taken for it."""
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
+    instance = secrets.token_hex(8)
     env = child_env(
-        **{METRICS_VARIABLE: str(metrics_dir)},
+        **{METRICS_VARIABLE: str(metrics_dir), INSTANCE_VARIABLE: instance},
         REDIS_URL=redis_url,
         ENGINE_ADDR=engine_addr,
         GATEWAY_HOST=host,
@@ -240,10 +248,10 @@ def start_gateway(
         # The banner waits until the whole stack answers through the gateway; after a
         # restart, the gateway is back once it answers at all (it reports Redis or the
         # engine being down with 503s of its own).
-        lambda: probes.http_ok(f"{base}/readyz"),
+        lambda: probes.http_ok(f"{base}/readyz", instance=instance),
         timeout,
         STOP_TIMEOUT_SECONDS,
-        back=lambda: probes.http_ok(f"{base}/livez"),
+        back=lambda: probes.http_ok(f"{base}/livez", instance=instance),
     )
     return base
 

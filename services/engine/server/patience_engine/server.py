@@ -24,12 +24,20 @@ picks it if the address says port 0) with SO_REUSEPORT, starts ENGINE_WORKERS wo
 processes that each bind that port with `grpc.so_reuseport`, so the kernel spreads
 connections over them, restarts a worker that dies, and on SIGINT or SIGTERM stops
 them all gracefully; it serves the sums of its workers' metrics.
+
+The port is one engine's alone. SO_REUSEPORT would let a second engine's workers join
+the first's on the same port (each would get some of the connections), so before it
+reserves the port a supervisor claims it for the machine (`_claimed_port`) and checks
+that nothing listens there yet: a second engine on the port stops at once, exit status
+1, with a line that names the port. An engine of one process binds without
+SO_REUSEPORT: the kernel itself refuses a port already taken.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import multiprocessing
 import multiprocessing.connection
@@ -123,6 +131,9 @@ async def start_server(
     try:
         port = server.add_insecure_port(config.listen)
     except RuntimeError as error:
+        host, wanted = split_host_port(config.listen)
+        if not reuse_port:  # gRPC's words do not say why: a port in use, most often
+            _check_nothing_listens(_family(host, wanted), host, wanted)
         raise OSError(f"cannot listen on {config.listen}: {error}") from None
     if port == 0:
         raise OSError(f"cannot listen on {config.listen}")
@@ -215,15 +226,74 @@ def _worker_main(config: EngineConfig) -> None:
 @contextlib.contextmanager
 def _reserved_port(host: str, port: int) -> Iterator[int]:
     """Holds host:port with SO_REUSEPORT (not listening) while the workers run, so that
-    port 0 becomes a real port and no one else takes it meanwhile."""
-    family = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
+    port 0 becomes a real port and no one else takes it meanwhile; the port claimed for
+    this engine alone (`_claimed_port`), and nothing listening on it already. OSError,
+    naming the port, when it is taken."""
+    family = _family(host, port)
+    with contextlib.ExitStack() as held:
+        if port != 0:
+            held.enter_context(_claimed_port(host, port))
+            _check_nothing_listens(family, host, port)
+        sock = held.enter_context(socket.socket(family, socket.SOCK_STREAM))
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind((host, port))
-        yield sock.getsockname()[1]
-    finally:
-        sock.close()
+        try:
+            sock.bind((host, port))
+        except OSError as error:
+            raise _port_error(host, port, error) from None
+        bound: int = sock.getsockname()[1]
+        if port == 0:  # a port no one had: claimed as any other
+            held.enter_context(_claimed_port(host, bound))
+        yield bound
+
+
+def _family(host: str, port: int) -> socket.AddressFamily:
+    return socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM)[0][0]
+
+
+@contextlib.contextmanager
+def _claimed_port(host: str, port: int) -> Iterator[None]:
+    """Holds the machine's claim on `port` for an engine: a Unix socket bound to a name
+    of Linux's abstract namespace, which only one process can hold, and the kernel
+    releases when that process ends, however it ends. The workers' SO_REUSEPORT admits
+    any process of the same user to the port; two supervisors started at the same moment
+    would both find it free, and both serve. (Names, like ports, are per network
+    namespace.) Elsewhere than Linux, no claim is held."""
+    if sys.platform != "linux":
+        yield
+        return
+    claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        claim.bind(f"\0patience-engine-port-{port}")
+    except OSError as error:
+        claim.close()
+        if error.errno != errno.EADDRINUSE:
+            raise _port_error(host, port, error) from None
+        raise OSError(
+            f"cannot listen on {_format_address(host, port)}: port {port} is in use by "
+            "another engine on this machine"
+        ) from None
+    with claim:
+        yield
+
+
+def _check_nothing_listens(family: socket.AddressFamily, host: str, port: int) -> None:
+    """OSError when a server listens on host:port already: a bind without SO_REUSEPORT
+    fails there even where that server's sockets would admit the workers'."""
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # a stopped engine's connections still closing do not count
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise _port_error(host, port, error) from None
+
+
+def _port_error(host: str, port: int, error: OSError) -> OSError:
+    """What the engine says when it cannot have host:port."""
+    address = _format_address(host, port)
+    if error.errno == errno.EADDRINUSE:
+        return OSError(f"cannot listen on {address}: port {port} is in use by another process")
+    return OSError(f"cannot listen on {address}: {error.strerror or error}")
 
 
 def _format_address(host: str, port: int) -> str:

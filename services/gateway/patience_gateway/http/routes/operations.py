@@ -1,4 +1,9 @@
-"""Liveness, readiness, metrics, and the problem type descriptions."""
+"""Liveness, readiness, metrics, and the problem type descriptions.
+
+`/livez` and `/readyz` answer the gateway's instance id (GATEWAY_INSTANCE_ID) in the
+`Instance-Id` header, where it has one: `patience serve` gives each gateway it starts a
+random one and takes a readiness answer without it for another server's.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from solitaire.v1 import engine_pb2
 from starlette.responses import JSONResponse, Response
 
 from patience_gateway.http.metrics import Metrics
-from patience_gateway.http.openapi import RETRY_AFTER_HEADER, problems
+from patience_gateway.http.openapi import RETRY_AFTER_HEADER, ok, problems
 from patience_gateway.http.scrape import ScrapeSources, scrape
 from patience_gateway.http.shapes import Health, ProblemType
 from patience_gateway.problems import KINDS, ProblemError
@@ -25,11 +30,30 @@ log = logging.getLogger("patience_gateway")
 
 router = APIRouter(tags=["operations"])
 
+INSTANCE_ID_HEADER = "Instance-Id"
+_INSTANCE_ID = {
+    INSTANCE_ID_HEADER: {
+        "description": "This gateway's GATEWAY_INSTANCE_ID, where it has one.",
+        "schema": {"type": "string", "example": "9f2c4e1a7b3d5608"},
+    }
+}
 
-@router.get("/livez", response_model=Health, summary="The process is alive", responses=problems())
-async def livez() -> JSONResponse:
+
+def _answer(request: Request, body: Health) -> JSONResponse:
+    """`body`, with the gateway's instance id where it has one."""
+    instance: str = request.app.state.settings.instance_id
+    return JSONResponse(body, headers={INSTANCE_ID_HEADER: instance} if instance else None)
+
+
+@router.get(
+    "/livez",
+    response_model=Health,
+    summary="The process is alive",
+    responses={200: ok("The process is alive.", **_INSTANCE_ID), **problems()},
+)
+async def livez(request: Request) -> JSONResponse:
     alive: Health = {"status": "ok", "checks": {}}
-    return JSONResponse(alive)
+    return _answer(request, alive)
 
 
 async def _redis_ok(redis: Redis, timeout: float) -> bool:
@@ -45,6 +69,7 @@ async def _redis_ok(redis: Redis, timeout: float) -> bool:
     response_model=Health,
     summary="Redis and the engine answer",
     responses={
+        200: ok("Redis and the engine answer.", **_INSTANCE_ID),
         503: {**problems(503)[503], "headers": {"Retry-After": RETRY_AFTER_HEADER}},
         500: problems()[500],
     },
@@ -64,7 +89,7 @@ async def readyz(request: Request) -> JSONResponse:
     body: Health = {"status": "ok", "checks": {"redis": "ok", "engine": "ok"}}
     with untraced():
         await _add_engine_states(engine, body)
-    return JSONResponse(body)
+    return _answer(request, body)
 
 
 _UNSAFE = (
