@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -11,6 +12,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from patience_launcher import probes
 
@@ -30,6 +32,31 @@ OWN_SETTINGS = (
     "PLAYER_TOKEN_KEY_FILE",
     "PLAYER_TOKEN_KEYS",
 )
+
+
+# A line of a service that the launcher relays, after the service's name.
+_RELAYED = re.compile(r"^\S+ *\| ")
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def launcher_lines(text: str) -> list[dict[str, Any]]:
+    """The launcher's own lines in what it wrote to standard error (the lines it relays
+    from its services, `name | ...`, left out), each read as the JSON object it must be:
+    a time, a level, the logger patience_launcher, a message."""
+    lines = []
+    for written in text.splitlines():
+        if not written.strip() or _RELAYED.match(written):
+            continue
+        line = json.loads(written)
+        assert isinstance(line, dict) and line["logger"] == "patience_launcher", written
+        assert _TIME.fullmatch(line["time"]) and line["level"] and "message" in line, written
+        lines.append(line)
+    return lines
+
+
+def said(text: str) -> list[str]:
+    """The messages of the launcher's own lines in `text` (`launcher_lines`)."""
+    return [line["message"] for line in launcher_lines(text)]
 
 
 def answers_ready(url: str, timeout: float = 60.0) -> bool:
@@ -120,6 +147,12 @@ class LauncherRun:
     @property
     def stderr(self) -> str:
         return self.stderr_path.read_text(errors="replace")
+
+    @property
+    def said(self) -> str:
+        """What the launcher itself has said so far: its lines' messages, one after the
+        other (a message may take several lines)."""
+        return "\n".join(said(self.stderr))
 
     def output(self) -> str:
         return f"--- stdout\n{self.stdout}\n--- stderr\n{self.stderr}"

@@ -39,8 +39,8 @@ def test_redis_that_cannot_start_says_why_in_its_own_words(tmp_path: Path) -> No
         assert run.process.wait(timeout=60) == 1
     finally:
         run.cleanup()
-    assert "the redis exited with status 1; its last output:" in run.stderr
-    assert "Bad file format reading the append only file" in run.stderr
+    assert "the redis exited with status 1; its last output:" in run.said
+    assert "Bad file format reading the append only file" in run.said
 
 
 def test_redis_refuses_a_data_folder_it_cannot_make(tmp_path: Path) -> None:
@@ -50,7 +50,7 @@ def test_redis_refuses_a_data_folder_it_cannot_make(tmp_path: Path) -> None:
         assert run.process.wait(timeout=60) == 2
     finally:
         run.cleanup()
-    assert "cannot use --dir" in run.stderr and "a-file" in run.stderr
+    assert "cannot use --dir" in run.said and "a-file" in run.said
 
 
 def test_patience_alone_prints_its_help() -> None:

@@ -81,13 +81,13 @@ def test_every_acknowledged_move_survives_kill_9_of_each_process(stack: Launcher
             proc = find()
             assert proc is not None, f"no {name} process\n{stack.output()}"
             back = f"the {name} is back"  # what the launcher says once it restarted one
-            restarts = stack.stderr.count(back)
+            restarts = stack.said.count(back)
             outcomes.enter(f"{name} killed")
             os.kill(proc.pid, signal.SIGKILL)
             killed.append(name)
             if name in ("redis", "engine", "gateway"):
                 # Progress alone could come from workers still finishing their requests.
-                stack.wait_until(lambda: stack.stderr.count(back) > restarts)  # noqa: B023
+                stack.wait_until(lambda: stack.said.count(back) > restarts)  # noqa: B023
         wait_for_progress(stack, outcomes, players)
     finally:
         stop.set()
@@ -105,8 +105,8 @@ def test_every_acknowledged_move_survives_kill_9_of_each_process(stack: Launcher
         assert answer in ALLOWED or refused, summary
     assert stack.process.poll() is None, stack.output()  # the launcher never gave up
     for service in ("redis", "engine", "gateway"):  # each once: the shortest backoff
-        assert f"the {service} was killed by SIGKILL" in stack.stderr
-        assert f"restarting the {service} in 0.2 s" in stack.stderr
+        assert f"the {service} was killed by SIGKILL" in stack.said
+        assert f"restarting the {service} in 0.2 s" in stack.said
     assert lost_moves(base, outcomes) == [], summary
     assert answers_ready(f"{base}/readyz")
     assert stack.interrupt() == 0, stack.output()

@@ -59,7 +59,7 @@ def test_games_survive_ctrl_c_and_a_new_start_in_the_same_folder(
             assert second.process.wait(timeout=60) == 2
         finally:
             second.cleanup()
-        assert f"{tmp_path / '.patience'} is in use by another `patience serve`" in second.stderr
+        assert f"{tmp_path / '.patience'} is in use by another `patience serve`" in second.said
         assert first.interrupt() == 0, first.output()
     finally:
         first.cleanup()

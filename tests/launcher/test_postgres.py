@@ -72,7 +72,7 @@ def test_serve_starts_postgresql_and_hands_the_gateway_its_database(
         assert run.interrupt() == 0, run.output()
     finally:
         run.cleanup()
-    assert "stopping the postgres" in run.stderr
+    assert "stopping the postgres" in run.said
     assert run.leftovers() == []  # the server and every process it forked
     assert port_is_closed("127.0.0.1", port_of(url))
     assert not data.exists(), "--ephemeral: the database goes with the data folder"
@@ -118,9 +118,9 @@ def test_a_postgres_killed_outright_is_started_again_and_keeps_its_data(
         server = run.service("postgres")
         assert server is not None, run.output()
         os.kill(server.pid, signal.SIGKILL)
-        run.wait_until(lambda: "the postgres is back" in run.stderr)
-        assert "the postgres was killed by SIGKILL" in run.stderr
-        assert "restarting the postgres in 0.2 s" in run.stderr
+        run.wait_until(lambda: "the postgres is back" in run.said)
+        assert "the postgres was killed by SIGKILL" in run.said
+        assert "restarting the postgres in 0.2 s" in run.said
         again = run.service("postgres")
         assert again is not None and again.pid != server.pid
         # on the same port, with the same data: the gateway's URL still holds
@@ -174,9 +174,9 @@ def test_serve_refuses_a_database_that_does_not_answer(
         assert run.process.wait(timeout=120) == 1, run.output()
     finally:
         run.cleanup()
-    assert "did not answer within 3 s" in run.stderr
-    assert 'database "no_such_database" does not exist' in run.stderr
-    assert "starting the gateway" not in run.stderr
+    assert "did not answer within 3 s" in run.said
+    assert 'database "no_such_database" does not exist' in run.said
+    assert "starting the gateway" not in run.said
 
 
 def test_an_empty_database_url_means_no_records(tmp_path: Path) -> None:

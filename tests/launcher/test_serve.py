@@ -145,7 +145,7 @@ def test_serve_uses_the_redis_in_redis_url_and_leaves_it_running(
     other = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path, env=env)
     try:
         assert other.process.wait(60) == 1, other.output()
-        assert "sealed with key " + key_id_of(b"redis-url-test-key") in other.stderr
+        assert "sealed with key " + key_id_of(b"redis-url-test-key") in other.said
     finally:
         other.cleanup()
     assert other.leftovers() == []
@@ -162,8 +162,8 @@ def test_serve_with_redis_url_and_no_key_refuses_to_start(
     run = LauncherRun(serve_args(http_port, grpc_port, "--ephemeral"), tmp_path, env=env)
     try:
         assert run.process.wait(60) == 2, run.output()
-        assert "REDIS_URL is set but no seal key is" in run.stderr
-        assert "patience key new" in run.stderr
+        assert "REDIS_URL is set but no seal key is" in run.said
+        assert "patience key new" in run.said
     finally:
         run.cleanup()
     assert run.leftovers() == []
@@ -186,7 +186,7 @@ def test_a_service_that_keeps_crashing_stops_everything_with_status_1(
         time.sleep(0.02)
     assert serve.process.returncode == 1, serve.output()
     assert len(killed) == 5, serve.output()
-    assert "the engine crashed 5 times within 60 s: giving up" in serve.stderr
+    assert "the engine crashed 5 times within 60 s: giving up" in serve.said
     assert [proc for proc in tree if still_running(proc)] == []
     for port in ports:
         assert port_is_closed("127.0.0.1", port)
@@ -231,8 +231,8 @@ def test_serve_refuses_a_port_that_is_taken(tmp_path: Path) -> None:
             assert run.process.wait(timeout=60) == 2
         finally:
             run.cleanup()
-    assert f"port {port} on 127.0.0.1 is in use" in run.stderr
-    assert "--http-port" in run.stderr
+    assert f"port {port} on 127.0.0.1 is in use" in run.said
+    assert "--http-port" in run.said
 
 
 def test_engine_and_gateway_alone_with_their_workers(tmp_path: Path, redis_url: str) -> None:
@@ -280,7 +280,7 @@ def test_gateway_alone_needs_redis_url(tmp_path: Path) -> None:
         assert run.process.wait(timeout=60) == 2
     finally:
         run.cleanup()
-    assert "REDIS_URL" in run.stderr
+    assert "REDIS_URL" in run.said
 
 
 def test_ctrl_c_during_startup_still_stops_everything(tmp_path: Path) -> None:

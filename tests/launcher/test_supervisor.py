@@ -21,6 +21,8 @@ from patience_launcher.supervisor import (
     describe_exit,
 )
 
+from tests.launcher.launcher_run import launcher_lines, said
+
 # Seconds scaled down: restarts a hundredth of a second apart, a crash window far
 # shorter than the time the restarts take (as 60 s is beside a minute-long timeout).
 FAST = RestartPolicy(window_seconds=0.05, first_delay=0.01, max_delay=0.02)
@@ -92,7 +94,8 @@ def test_a_restarted_service_that_never_answers_is_given_up_on() -> None:
     assert child.starts == 1 + FAST.max_unanswered
     # each try stopped (what it forked with it) within the service's own stop timeout
     assert child.stop_timeouts and set(child.stop_timeouts) == {1.0}
-    assert log.getvalue().count("restarting the engine") == FAST.max_unanswered
+    restarting = [message for message in said(log.getvalue()) if "restarting the engine" in message]
+    assert len(restarting) == FAST.max_unanswered
 
 
 def test_a_service_that_keeps_crashing_is_given_up_on() -> None:
@@ -110,7 +113,7 @@ def test_a_service_that_keeps_crashing_is_given_up_on() -> None:
         child.code = 1
         with pytest.raises(ServiceFailed, match="crashed 5 times within 60 s: giving up"):
             supervisor.wait()
-    assert "the gateway is back" in log.getvalue()
+    assert "the gateway is back" in said(log.getvalue())
     assert child.starts == 5
 
 
@@ -138,8 +141,8 @@ def test_answering_again_counts_the_unanswered_restarts_afresh() -> None:
         supervisor.wait()  # returns when stopped: it did not give up
         stopper.join()
     assert child.starts == 7
-    assert "the redis is back" in log.getvalue()
-    assert "giving up" not in log.getvalue()
+    assert "the redis is back" in said(log.getvalue())
+    assert not [message for message in said(log.getvalue()) if "giving up" in message]
 
 
 def test_a_restart_that_dies_before_answering_is_the_crash_windows_to_count() -> None:
@@ -162,7 +165,7 @@ def test_a_restart_that_dies_before_answering_is_the_crash_windows_to_count() ->
     assert "the engine crashed 5 times within 60 s: giving up" in str(failed.value)
     assert "restarts in a row" not in str(failed.value)
     assert child.starts == 5
-    assert "the engine was killed by SIGKILL" in log.getvalue()
+    assert any("the engine was killed by SIGKILL" in message for message in said(log.getvalue()))
 
 
 @pytest.mark.parametrize(
@@ -187,14 +190,16 @@ def test_restarts_wait_the_backoff_and_say_so() -> None:
         child.code = 3
         with pytest.raises(ServiceFailed):
             supervisor.wait()
-    said = [line for line in log.getvalue().splitlines() if "restarting" in line]
-    assert said == [
-        "restarting the gateway in 0.01 s",
-        "restarting the gateway in 0.02 s",
-        "restarting the gateway in 0.03 s",
-        "restarting the gateway in 0.03 s",
+    restarts = [line for line in launcher_lines(log.getvalue()) if "restarting" in line["message"]]
+    assert [line["message"].splitlines() for line in restarts] == [
+        [
+            "the gateway exited with status 3; its last output:",
+            "    listening",
+            f"restarting the gateway in {delay} s",
+        ]
+        for delay in ("0.01", "0.02", "0.03", "0.03")
     ]
-    assert log.getvalue().count("patience: the gateway exited with status 3") == 4
+    assert {line["level"] for line in restarts} == {"warning"}
 
 
 def test_an_exit_is_described_with_the_last_ten_lines_of_output() -> None:
@@ -270,8 +275,7 @@ def test_stop_all_stops_the_last_started_first_and_names_those_running() -> None
         supervisor.stop_all()
     assert order == ["gateway 1", "engine 1", "redis 1"]  # each with its stop timeout
     assert supervisor.running == []
-    said = log.getvalue().splitlines()
-    assert said == ["patience: stopping the gateway", "patience: stopping the redis"]
+    assert said(log.getvalue()) == ["stopping the gateway", "stopping the redis"]
 
 
 def test_the_first_signal_asks_to_stop_and_the_second_kills() -> None:
@@ -282,10 +286,10 @@ def test_the_first_signal_asks_to_stop_and_the_second_kills() -> None:
         supervisor._on_signal(signal.SIGTERM, None)
         assert supervisor.stop_requested.is_set()
         assert [child.code for child in children] == [None, None]
-        assert log.getvalue() == "patience: SIGTERM received: stopping (again to force)\n"
+        assert said(log.getvalue()) == ["SIGTERM received: stopping (again to force)"]
         supervisor._on_signal(signal.SIGINT, None)
     assert [child.code for child in children] == [-9, -9]
-    assert log.getvalue().endswith("patience: stopping now\n")
+    assert said(log.getvalue())[-1] == "stopping now"
 
 
 def test_the_handlers_cover_ctrl_c_sigterm_and_sighup() -> None:
@@ -304,7 +308,8 @@ def test_saying_goes_on_when_the_terminal_is_gone() -> None:
     log = io.StringIO()
     supervisor = Supervisor(log=log)
     supervisor.say("hello")
-    assert log.getvalue() == "patience: hello\n"
+    [line] = launcher_lines(log.getvalue())
+    assert (line["level"], line["message"]) == ("info", "hello")
     log.close()
     supervisor.say("nobody hears this")  # no exception
 
@@ -354,4 +359,4 @@ def test_a_restart_comes_no_sooner_than_its_backoff_and_is_back_once() -> None:
     assert timeouts == [7.0]
     assert len(started_at) == 2
     assert started_at[1] - crashed_at >= 0.3
-    assert log.getvalue().count("the engine is back") == 1
+    assert said(log.getvalue()).count("the engine is back") == 1

@@ -9,13 +9,19 @@
 Every service runs as a child process. One that stops on its own is started again (see
 `patience_launcher.supervisor`); Ctrl-C or SIGTERM stops them all, the gateway first and
 Redis last, exit status 0. Exit status 1 when a service cannot start or keeps crashing,
-2 for a mistake on the command line.
+2 for a mistake on the command line. A port already in use is refused before anything
+starts, or, taken meanwhile, by the service that cannot listen on it: either way the
+line that says so names the port.
+
+The banner, on standard output, is text; every other line of the launcher's own is a
+JSON line on standard error (`patience_launcher.supervisor.say`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -51,7 +57,7 @@ from patience_launcher.services import (
 )
 from patience_launcher.settings import LauncherSettings
 from patience_launcher.solve_command import add_solve_command
-from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor
+from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor, say
 from patience_launcher.workers import cores, split_workers
 
 DEFAULT_HTTP_PORT = 8000
@@ -131,7 +137,7 @@ def run_services(supervisor: Supervisor, start: Callable[[], list[str]]) -> int:
     except StopRequested:
         return 0
     except ServiceFailed as failure:
-        supervisor.say(str(failure))
+        supervisor.say(str(failure), logging.ERROR)
         return 1
     finally:
         supervisor.stop_all()
@@ -525,7 +531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.run(args)
     except (UsageError, SettingsError) as error:
-        print(f"patience: {error}", file=sys.stderr)
+        say(str(error), logging.ERROR)
         return 2
     return code
 

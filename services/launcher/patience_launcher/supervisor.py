@@ -9,12 +9,17 @@ exit status 1, as does a service that dies before it first answers (a port taken
 settings: restarting would not help), and one that, restarted three times in a row,
 never answers again (each try stopped after the startup timeout): however slowly they
 come, those restarts would go on for ever.
+
+What the launcher says of its services (`say`) is a JSON line on standard error, as the
+services' own lines are (`patience_contract.logs`): time, level, logger
+`patience_launcher`, message.
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import logging
 import signal
 import sys
 import threading
@@ -24,9 +29,13 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import IO
 
+from patience_contract.logs import JsonFormatter
+
 from patience_launcher.children import ChildProcess
 
 POLL_SECONDS = 0.1
+LOGGER = "patience_launcher"
+_LINES = JsonFormatter()
 
 
 class StopRequested(Exception):
@@ -90,13 +99,12 @@ class Supervisor:
             self.say(f"{signal.Signals(signum).name} received: stopping (again to force)")
             self.stop_requested.set()
         else:
-            self.say("stopping now")
+            self.say("stopping now", logging.WARNING)
             for service in self.running:
                 service.child.kill()
 
-    def say(self, message: str) -> None:
-        with contextlib.suppress(OSError, ValueError):  # the terminal may be gone
-            print(f"patience: {message}", file=self.log, flush=True)
+    def say(self, message: str, level: int = logging.INFO) -> None:
+        say(message, level, self.log)
 
     # starting --------------------------------------------------------------------------
     def add_child(
@@ -182,7 +190,7 @@ class Supervisor:
                 f"{self.policy.window_seconds:g} s: giving up"
             )
         delay = self.policy.delay(recent)
-        self.say(f"{why}\nrestarting the {service.name} in {delay:g} s")
+        self.say(f"{why}\nrestarting the {service.name} in {delay:g} s", logging.WARNING)
         service.restart_at = now + delay
 
     def stop_all(self) -> None:
@@ -192,6 +200,14 @@ class Supervisor:
             if service.child.exit_code() is None:
                 self.say(f"stopping the {service.name}")
             service.child.stop(service.stop_timeout)
+
+
+def say(message: str, level: int = logging.INFO, stream: IO[str] | None = None) -> None:
+    """Writes `message` as one JSON line (the module's doc) to `stream`, standard error
+    by default."""
+    record = logging.LogRecord(LOGGER, level, "", 0, message, None, None)
+    with contextlib.suppress(OSError, ValueError):  # the terminal may be gone
+        print(_LINES.format(record), file=sys.stderr if stream is None else stream, flush=True)
 
 
 def describe_exit(name: str, code: int, output: str) -> str:
