@@ -26,6 +26,7 @@ class Span:
     span_id: str
     parent_id: str
     attributes: dict[str, Any]
+    status: int = 0  # OTLP's status code: 0 unset, 1 ok, 2 error
 
 
 def _value(any_value: Any) -> Any:
@@ -48,6 +49,7 @@ def spans_of(request: ExportTraceServiceRequest) -> list[Span]:
                         span_id=span.span_id.hex(),
                         parent_id=span.parent_span_id.hex(),
                         attributes={a.key: _value(a.value) for a in span.attributes},
+                        status=span.status.code,
                     )
                 )
     return found

@@ -6,6 +6,8 @@ receiver in this test process (tests/observability/otlp_receiver.py):
   Redis commands, all under one trace id, which is also the request's id;
 - an incoming traceparent is continued, and its trace id is the request's id;
 - a hint's search, run in a search process, is a span of the hint's trace;
+- a call the engine refuses says its gRPC status on the engine's span as on the
+  gateway's;
 - the request id is in the answer's Request-Id header, in its problem body and in the
   gateway's log line for it; every line the services log is one JSON object;
 - a played game (create, moves, hint, a player signed up, a refresh) leaves no token,
@@ -33,6 +35,7 @@ from tests.observability.conftest import Served, start_serve
 from tests.observability.otlp_receiver import OtlpReceiver, Span
 
 SERVER, CLIENT = 2, 3  # OTLP span kinds
+UNSET, ERROR = 0, 2  # OTLP span status codes
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
 
@@ -154,6 +157,34 @@ def test_a_hints_search_is_a_span_of_the_hints_trace(
     search = one(spans, trace_id, "patience-engine", "search hint")
     assert search.parent_id == one(spans, trace_id, "patience-engine", rpc).span_id
     assert search.attributes["patience.search.kind"] == "hint"
+
+
+def test_a_refused_calls_span_says_its_grpc_status(
+    http: httpx.Client, receiver: OtlpReceiver
+) -> None:
+    """An illegal move: FAILED_PRECONDITION (9) on both sides of the call. By
+    OpenTelemetry's conventions a client's span of a failed call is an error; a server's
+    is only where the failure is the server's own (INTERNAL, UNAVAILABLE, ...), so the
+    engine's span keeps its status unset and says the refusal by its code."""
+    game = new_game(http)
+    answer = http.post(f"/v1/games/{game['id']}/moves", json={"move": "t1-t1"}, headers=auth(game))
+    assert answer.status_code == 422, answer.text
+    trace_id = answer.headers["Request-Id"]
+    rpc = "/solitaire.v1.EngineService/ApplyMove"
+    spans = receiver.wait_for(
+        of_trace(trace_id, ("patience-gateway", rpc), ("patience-engine", rpc))
+    )
+    call = one(spans, trace_id, "patience-gateway", rpc)
+    served_call = one(spans, trace_id, "patience-engine", rpc)
+    assert call.attributes["rpc.grpc.status_code"] == 9
+    assert served_call.attributes["rpc.grpc.status_code"] == 9
+    assert (call.status, served_call.status) == (ERROR, UNSET)
+    # a call answered is OK on both sides
+    moved = http.post(f"/v1/games/{game['id']}/moves", json={"move": "t6-f3"}, headers=auth(game))
+    assert moved.status_code == 200, moved.text
+    trace_id = moved.headers["Request-Id"]
+    spans = receiver.wait_for(of_trace(trace_id, ("patience-engine", rpc)))
+    assert one(spans, trace_id, "patience-engine", rpc).attributes["rpc.grpc.status_code"] == 0
 
 
 def service_lines(served: Served) -> list[tuple[str, str]]:

@@ -16,6 +16,10 @@ less: already passed). A server that cannot be reached, or a deadline that
 passes, or a server that cancels the call as it stops, gives `EngineUnavailable` (code
 UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED).
 
+Every call carries the id of the request being served, where there is one (the
+gateway's, `patience_contract.logs.request_id`), as the metadata `request-id`: the
+engine's log lines for the call carry it too.
+
 The channel balances calls over every address the target resolves to
 (`round_robin`), so `dns:///engine:50051` spreads over all replicas, and retries a
 call that found a replica unavailable: the engine is stateless, so every call is
@@ -49,7 +53,7 @@ from grpc_health.v1 import health_pb2_grpc
 from grpc_status import rpc_status
 from solitaire.v1 import engine_pb2, engine_pb2_grpc
 
-from patience_contract import engine_calls
+from patience_contract import engine_calls, logs
 from patience_contract.engine_calls import (
     HEALTH_SERVICE_NAME,
     SERVICE_NAME,
@@ -300,7 +304,9 @@ class EngineClient(_ChannelRotation[aio.Channel]):
         index = self._pick()
         self._in_flight[index] += 1
         try:
-            reply = await self._method(index, call)(call.request, timeout=self._deadline(call))
+            reply = await self._method(index, call)(
+                call.request, timeout=self._deadline(call), metadata=logs.request_id_metadata()
+            )
         except grpc.RpcError as error:
             return _failed(call, error)
         finally:
@@ -334,7 +340,7 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
         """Makes `call` on the next channel in turn."""
         try:
             reply = self._method(next(self._turns), call)(
-                call.request, timeout=self._deadline(call)
+                call.request, timeout=self._deadline(call), metadata=logs.request_id_metadata()
             )
         except grpc.RpcError as error:
             return _failed(call, error)

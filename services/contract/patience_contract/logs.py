@@ -8,6 +8,10 @@ variables the gateway sets for each request it serves).
      "message": "POST /v1/games/{game_id}/moves 200", "pid": 41, "request_id": "4bf9...",
      "trace_id": "4bf9...", "game_id": "PiiV...", "status": 200, ...}
 
+The request's id also travels with every call the gateway makes to the engine, as the
+gRPC metadata `request-id` (`REQUEST_ID_METADATA`), traced or not: the engine's lines
+for that call carry the same `request_id` (`request_id_of` reads it back).
+
 A log call's `extra` fields become members of the line. No line is ever given a token,
 a key, a state or a hidden card: the services log ids, routes, codes and counts only.
 """
@@ -18,18 +22,22 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any
 
 from opentelemetry import trace
 
 __all__ = [
+    "REQUEST_ID_METADATA",
     "JsonFormatter",
     "configure_logging",
     "game_id",
     "granian_log_config",
     "log_level",
     "request_id",
+    "request_id_metadata",
+    "request_id_of",
     "trace_id",
 ]
 
@@ -39,12 +47,36 @@ game_id: ContextVar[str | None] = ContextVar("game_id", default=None)
 # The trace an incoming traceparent names, for a process that records no span of it.
 trace_id: ContextVar[str | None] = ContextVar("trace_id", default=None)
 
+# The gRPC metadata key a call carries its request's id in.
+REQUEST_ID_METADATA = "request-id"
+# The most characters of a request id taken from a caller (the gateway's are 32).
+_MAX_REQUEST_ID = 64
+
 # What every LogRecord has: anything else on a record came from `extra`.
 _STANDARD = frozenset(vars(logging.LogRecord("", 0, "", 0, "", (), None))) | {
     "message",
     "asctime",
     "taskName",
 }
+
+
+def request_id_metadata() -> tuple[tuple[str, str], ...] | None:
+    """The metadata that carries the id of the request being served to the service
+    called for it; None outside a request."""
+    request = request_id.get()
+    return None if request is None else ((REQUEST_ID_METADATA, request),)
+
+
+def request_id_of(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
+    """The request id a call's metadata carries, if it is one: at most 64 printable
+    ASCII characters, no space."""
+    for key, value in metadata or ():
+        if key == REQUEST_ID_METADATA:
+            if not isinstance(value, str) or not 0 < len(value) <= _MAX_REQUEST_ID:
+                return None
+            fits = value.isascii() and value.isprintable() and " " not in value
+            return value if fits else None
+    return None
 
 
 def log_level(name: str) -> int:

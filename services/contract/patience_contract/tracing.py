@@ -15,7 +15,9 @@ _PROTOCOL: `http/protobuf`, the default, or `grpc`), and the propagators
 Each service starts tracing in each of its processes (`start_tracing`) and then
 installs OpenTelemetry's instrumentation of the libraries it uses. A unit of work handed
 to another process (a search) carries its context as a W3C carrier (`carrier`) and is
-continued there (`continued`).
+continued there (`continued`). A call the engine refuses is said on its span as
+OpenTelemetry's conventions for gRPC servers say (`refused_call`): the instrumentation
+sees only the refusals it is told of through its own wrapper of the call's context.
 """
 
 from __future__ import annotations
@@ -24,16 +26,19 @@ import contextlib
 import os
 from collections.abc import Iterator, Mapping
 
+import grpc
 from opentelemetry import context, propagate, trace
 from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
+from opentelemetry.trace import Status, StatusCode
 
 __all__ = [
     "TracingError",
     "carrier",
     "continued",
     "flush",
+    "refused_call",
     "start_tracing",
     "tracing_requested",
     "tracing_started",
@@ -42,6 +47,22 @@ __all__ = [
 _EXPORTERS = "OTEL_TRACES_EXPORTER"
 _ENDPOINTS = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
 _PROTOCOLS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+
+# OpenTelemetry's attribute of a gRPC call's status code (its rpc conventions).
+GRPC_STATUS_CODE = "rpc.grpc.status_code"
+# The codes that make a gRPC server's span an error, by those conventions: the server's
+# own failures. Any other (a refused move: FAILED_PRECONDITION) is the caller's, and
+# leaves the span's status unset; its code says it.
+_SERVER_ERRORS = frozenset(
+    {
+        grpc.StatusCode.UNKNOWN,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DATA_LOSS,
+    }
+)
 
 # Set once this process traces: what `carrier` looks at before doing any work.
 _provider: TracerProvider | None = None
@@ -120,6 +141,20 @@ def flush(timeout_millis: int = 2000) -> None:
     """Exports the spans still in the batch now (a process about to be killed)."""
     if _provider is not None:
         _provider.force_flush(timeout_millis)
+
+
+def refused_call(code: grpc.StatusCode, message: str) -> None:
+    """Says on the current span, a gRPC server's span of a call, the status the call is
+    answered with: `rpc.grpc.status_code`, and the span's status where the code is the
+    server's own failure. Nothing when this process does not trace."""
+    if _provider is None:
+        return
+    span = trace.get_current_span()
+    if not span.is_recording():
+        return
+    span.set_attribute(GRPC_STATUS_CODE, code.value[0])
+    if code in _SERVER_ERRORS:
+        span.set_status(Status(StatusCode.ERROR, f"{code.name}: {message}"))
 
 
 def carrier() -> dict[str, str]:

@@ -24,3 +24,5 @@ class SearchJob:
     # a hint: the positions its search must not enter (the avoid of the game's last
     # hint: patience.solver.hints, "Following hints")
     avoid: tuple[bytes, ...] = ()
+    # the id of the request the call serves, for the search process's log lines
+    request_id: str | None = None

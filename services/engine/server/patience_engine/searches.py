@@ -22,7 +22,8 @@ A search process writes its replies' moves with the writer its server runs
 What the pool does is told to a `SearchObserver` (the engine's metrics): the queue's
 length, how long each search waited and ran, processes replaced. A search carries the
 trace context of its call (`SearchJob.trace`), and where tracing is on its process
-records the search as a span of that trace (patience_contract.tracing).
+records the search as a span of that trace (patience_contract.tracing); it carries the
+call's request id too, which the search process's log lines carry while it runs.
 """
 
 from __future__ import annotations
@@ -347,6 +348,7 @@ def _search_process(
         except (EOFError, OSError, KeyboardInterrupt):
             return
         reply: bytes | None
+        request_id = logs.request_id.set(job.request_id)
         try:
             if traced:
                 reply = _traced_answer(job, stopped, writer)
@@ -355,6 +357,8 @@ def _search_process(
         except Exception as error:  # the server is told; this process lives on
             log.error("search failed: %s", type(error).__name__)
             reply = None
+        finally:
+            logs.request_id.reset(request_id)
         try:
             connection.send(reply)
         except (BrokenPipeError, OSError):

@@ -2,11 +2,15 @@
 
 Every handler is wrapped by `_rpc` (a plain function, or a coroutine function, with the
 call's context, for those that wait on a search process), which turns a `Rejected` into
-the rich error status of docs/errors.md and any other exception into a bare INTERNAL
-(logged here, never shown to the client), and times the call into the service's
-metrics by method and status code (`patience_engine.metrics`). Handlers return the reply already
-serialized, by the service's writer (`patience_engine.encoding`: the speed path, or
-the reference with PATIENCE_SPEED_PATHS=off); `add_to_server` registers them so.
+the rich error status of docs/errors.md (said on the call's span too, where the engine
+traces) and any other exception into a bare INTERNAL (logged here, never shown to the
+client), and times the call into the service's metrics by method and status code
+(`patience_engine.metrics`). While the call is served, the request id its caller sent
+(the metadata `request-id`) is every log line's `request_id`, and at debug level the
+call has a line of its own: method, status code, refusal reason, time taken. Handlers
+return the reply already serialized, by the service's writer
+(`patience_engine.encoding`: the speed path, or the reference with
+PATIENCE_SPEED_PATHS=off); `add_to_server` registers them so.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import grpc
 import patience
 from grpc import aio
 from patience.solver import continue_line, safe_foundation_moves
-from patience_contract import tracing
+from patience_contract import logs, tracing
 from patience_contract.errors import Reason, Rejected
 from solitaire.v1 import engine_pb2, game_pb2
 
@@ -64,19 +68,34 @@ def _rpc(handler: _Handler) -> Callable[[EngineService, Any, aio.ServicerContext
     @functools.wraps(handler)
     async def method(self: EngineService, request: Any, context: aio.ServicerContext) -> Any:
         start = time.perf_counter()
+        request_id = logs.request_id.set(logs.request_id_of(context.invocation_metadata()))
         try:
-            reply = await handler(self, request, context) if waits else handler(self, request)
-        except asyncio.CancelledError:  # the caller went away, or its deadline passed
-            self.metrics.rpc(name, grpc.StatusCode.CANCELLED.name, time.perf_counter() - start)
-            raise
-        except Exception as error:
-            status = await _refusal(self, name, error, context, start)
-        else:
-            self.metrics.rpc(name, "OK", time.perf_counter() - start)
-            return reply
-        await context.abort_with_status(status)
+            try:
+                reply = await handler(self, request, context) if waits else handler(self, request)
+            except asyncio.CancelledError:  # the caller went away, or its deadline passed
+                _answered(self, name, grpc.StatusCode.CANCELLED.name, start)
+                raise
+            except Exception as error:
+                status = await _refusal(self, name, error, context, start)
+            else:
+                _answered(self, name, "OK", start)
+                return reply
+            await context.abort_with_status(status)
+        finally:
+            logs.request_id.reset(request_id)
 
     return method
+
+
+def _answered(service: EngineService, name: str, code: str, start: float, reason: str = "") -> None:
+    """Counts the call into the metrics, and logs its line at debug level."""
+    seconds = time.perf_counter() - start
+    service.metrics.rpc(name, code, seconds)
+    if log.isEnabledFor(logging.DEBUG):
+        line = {"rpc": name, "code": code, "duration_ms": round(seconds * 1000, 3)}
+        if reason:
+            line["reason"] = reason
+        log.debug("%s %s%s", name, code, f" {reason}" if reason else "", extra=line)
 
 
 async def _refusal(
@@ -89,14 +108,14 @@ async def _refusal(
     """The status a handler's refusal answers with, counted; any other error aborts the
     call with INTERNAL (and raises)."""
     if isinstance(error, Rejected):
-        log.debug("%s rejected: %s", name, error.reason)
         service.metrics.refused(name, error.reason)
-        service.metrics.rpc(name, error.code.name, time.perf_counter() - start)
+        _answered(service, name, error.code.name, start, error.reason)
+        tracing.refused_call(error.code, error.message)
         return error.to_status()
     # The traceback only at debug level: its text could quote a state.
     log.error("internal error in %s: %s", name, type(error).__name__)
     log.debug("internal error in %s", name, exc_info=error)
-    service.metrics.rpc(name, grpc.StatusCode.INTERNAL.name, time.perf_counter() - start)
+    _answered(service, name, grpc.StatusCode.INTERNAL.name, start)
     await context.abort(grpc.StatusCode.INTERNAL, "internal error")
     raise error  # not reached: abort raises
 
@@ -271,7 +290,9 @@ class EngineService:
         positions, seconds = limits.budget(budget.max_positions, budget.max_milliseconds)
         deadline = time.monotonic() + time_to_answer(context.time_remaining())
         trace = tuple(tracing.carrier().items())
-        job = SearchJob(kind, data, positions, seconds, deadline, trace, avoid)
+        job = SearchJob(
+            kind, data, positions, seconds, deadline, trace, avoid, logs.request_id.get()
+        )
         try:
             return await self._searches.run(job)
         except SearchProcessDied as error:
