@@ -67,7 +67,8 @@ async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measur
     redis-py's cluster client. Client CPU per call is the figure: the server's work
     is the same script."""
     script = scripts.LOAD_STATE
-    args = [b"604800000", b""]
+    # as the store reads the current state: TTL, no idempotency key, the last state, no plan
+    args = [b"604800000", b"", b"-1", b""]
     concurrency = settings.gateway_concurrency
     with EmbeddedRedis() as server:
         node = open_redis(GatewaySettings(redis_url=server.url))
@@ -223,6 +224,7 @@ def write_cluster(
     for name, m in calls.items():
         table.add(name, *measurement_cells(m))
         report.measurement(f"cluster.script.{name.split(' ')[0].replace('.', '_').lower()}", m)
+        section.first_error(name, m.first_error)
     section.note(
         "**Cost of WAIT**: moves through the gateway on the cluster, without and with"
         f" REDIS_WAIT_REPLICAS=1 (REDIS_WAIT_TIMEOUT_MS={WAIT_TIMEOUT_MS}), interleaved;"
