@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import dataclasses
 import statistics
+import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -151,7 +152,7 @@ async def _run(settings: Settings, variants: list[str], args: argparse.Namespace
                     times[min(len(times) - 1, int(len(times) * 0.99))] if times else None,
                     burst.lowest_pool,
                 )  # fmt: skip
-                print(bursts.rows[-1], flush=True)
+                print(bursts.rows[-1], file=sys.stderr, flush=True)
             print(bursts.markdown())
 
 

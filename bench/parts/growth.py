@@ -15,6 +15,7 @@ undo replays fewer than the checkpoint interval's moves, whatever the game's len
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from statistics import median
 
@@ -67,41 +68,37 @@ async def game_memory(redis_url: str, game_id: str) -> tuple[int, int]:
 
 
 class LongGame:
-    """One game played move by move, timing the moves asked for."""
+    """One game played move by move, timing the requests asked for."""
 
     def __init__(self, conn: Connection, plan: EndlessGame, moves: int) -> None:
         self.conn = conn
-        self.plan_moves = plan.moves(moves)
         self.plan = plan
+        self.plan_moves = plan.moves(moves)
         self.made = 0
-        self.ref: gateway_api.GameRef | None = None
+        self.ref = gateway_api.GameRef("", "", "")
 
     async def create(self) -> None:
         self.ref, _ = await gateway_api.create_game(
             self.conn, self.plan.variant, deal=self.plan.deal
         )
 
-    async def next_move(self) -> float:
-        assert self.ref is not None
-        notation = self.plan_moves[self.made]
+    async def _timed(self, request: Awaitable[object], moves: int) -> float:
+        """Seconds the request took; the game is then `moves` moves further on."""
         began = time.perf_counter()
-        await gateway_api.move(self.conn, self.ref, notation)
+        await request
         elapsed = time.perf_counter() - began
-        self.made += 1
+        self.made += moves
         return elapsed
+
+    async def next_move(self) -> float:
+        notation = self.plan_moves[self.made]
+        return await self._timed(gateway_api.move(self.conn, self.ref, notation), 1)
 
     async def undo(self) -> float:
-        assert self.ref is not None
-        began = time.perf_counter()
-        await gateway_api.undo(self.conn, self.ref)
-        elapsed = time.perf_counter() - began
-        self.made -= 1
-        return elapsed
+        return await self._timed(gateway_api.undo(self.conn, self.ref), -1)
 
     async def redo(self) -> None:
-        assert self.ref is not None
-        await gateway_api.redo(self.conn, self.ref)
-        self.made += 1
+        await self._timed(gateway_api.redo(self.conn, self.ref), 1)
 
     async def back_to(self, position: int) -> None:
         """Undo, untimed, until the game is at `position`."""
@@ -121,7 +118,6 @@ async def play_long_games(stack: Stack, plan: EndlessGame, settings: Settings) -
     async def old_move() -> float:
         elapsed = await old.next_move()
         if old.made in memory_marks:
-            assert old.ref is not None
             keys, size = await game_memory(redis_url, old.ref.id)
             growth.memory.append(GameMemory(old.made, keys, size))
         return elapsed

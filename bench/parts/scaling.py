@@ -16,11 +16,12 @@ cores the servers left: when those are near zero, the generator was the limit.
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bench.clients.endless_games import EndlessGame, find_endless_game
 from bench.clients.gateway_players import Players
@@ -29,69 +30,52 @@ from bench.harness.meters import cpu_seconds_by_pid, spawned
 from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import closed_loop, percentile
+from bench.harness.stats import Measurement, closed_loop, percentile
 
 CLIENTS_PER_PROCESS_LEVEL = 8
 START_MARGIN = 3.0  # seconds for every client process to create its games
 
 
 @dataclass
-class ClientRun:
-    calls: int
-    errors: int
-    latencies: list[float]
-    cpu_seconds: float
-    first_error: str = ""
-
-
-@dataclass
 class Level:
     processes: int
     seconds: float
-    calls: int = 0
-    errors: int = 0
-    latencies: list[float] = field(default_factory=list)
-    client_cpu: float = 0.0
-    server_cpu: dict[str, float] = field(default_factory=dict)  # by service
-    engine_workers: list[float] = field(default_factory=list)  # CPU s of each engine process
-    first_error: str = ""
+    moves: Measurement  # the load-generator processes' closed loops together
+    server_cpu: dict[str, float]  # CPU s by service
+    engine_workers: list[float]  # CPU s of each engine process
 
     @property
     def rate(self) -> float:
-        return self.calls / self.seconds if self.seconds else 0.0
+        return self.moves.calls / self.seconds if self.seconds else 0.0
 
     def us_per_move(self, service: str) -> float:
-        return self.server_cpu.get(service, 0.0) / self.calls * 1e6 if self.calls else math.nan
+        calls = self.moves.calls
+        return self.server_cpu.get(service, 0.0) / calls * 1e6 if calls else math.nan
 
     @property
     def server_cores(self) -> float:
         return sum(self.server_cpu.values()) / self.seconds
 
-    @property
-    def client_cores(self) -> float:
-        return self.client_cpu / self.seconds
-
 
 def client_process(
     base_url: str, plan: EndlessGame, clients: int, games: int, start_at: float,
     warmup: float, seconds: float,
-) -> ClientRun:  # fmt: skip
+) -> Measurement:  # fmt: skip
     """One load-generator process: prepares its games, waits for the common start,
     then a closed loop of `clients` clients for warmup + seconds."""
 
-    async def main() -> ClientRun:
+    async def main() -> Measurement:
         players = Players(base_url, None, plan, games)
         try:
             await players.prepare(clients)
             pause = start_at - time.time()
             if pause > 0:
                 await asyncio.sleep(pause)
-            m = await closed_loop(
+            return await closed_loop(
                 players.gateway_move, concurrency=clients, duration=seconds, warmup=warmup
             )
         finally:
             await players.close()
-        return ClientRun(m.calls, m.errors, m.latencies, m.client_cpu_seconds, m.first_error)
 
     return run_fast(main)
 
@@ -126,23 +110,15 @@ def measure_level(settings: Settings, plan: EndlessGame, processes: int, loaders
             time.sleep(seconds)
             after = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
             results = [run.result() for run in runs]
-    level = Level(processes, seconds)
-    for result in results:
-        level.calls += result.calls
-        level.errors += result.errors
-        level.latencies.extend(result.latencies)
-        level.client_cpu += result.cpu_seconds
-        level.first_error = level.first_error or result.first_error
-    for name in pids:
-        level.server_cpu[name] = sum(
-            cpu - before[name].get(pid, 0.0) for pid, cpu in after[name].items()
-        )
-    level.engine_workers = sorted(
-        cpu - before["engine"].get(pid, 0.0)
-        for pid, cpu in after["engine"].items()
-        if pid in workers
+    used = {
+        name: {pid: cpu - before[name].get(pid, 0.0) for pid, cpu in after[name].items()}
+        for name in pids
+    }
+    server_cpu = {name: sum(by_pid.values()) for name, by_pid in used.items()}
+    engines = sorted(cpu for pid, cpu in used["engine"].items() if pid in workers)
+    return Level(
+        processes, seconds, functools.reduce(Measurement.merged, results), server_cpu, engines
     )
-    return level
 
 
 def levels_for(cores: int, wanted: tuple[int, ...]) -> list[int]:
@@ -188,26 +164,26 @@ def write_scaling(
         "errors",
     )  # fmt: skip
     for level in levels:
-        ordered = sorted(level.latencies)
+        ordered = sorted(level.moves.latencies)
         per_core = level.rate / level.server_cores if level.server_cores else math.nan
         efficiency = level.rate / (level.processes * base) if base else None
         workers = [cpu / level.seconds for cpu in level.engine_workers]
         spread = (min(workers), max(workers)) if workers else None
-        client_us = level.client_cpu / level.calls * 1e6 if level.calls else math.nan
+        client_us = level.moves.client_cpu_us_per_call
         left = max(0.0, cores - level.server_cores)
         table.add(
             f"{level.processes} + {level.processes}", CLIENTS_PER_PROCESS_LEVEL * level.processes,
             level.rate, percentile(ordered, 0.5) * 1000, percentile(ordered, 0.99) * 1000,
             per_core, efficiency, *(level.us_per_move(s) for s in ("gateway", "engine", "redis")),
-            spread, client_us, (level.client_cores, left), level.errors,
+            spread, client_us, (level.moves.client_cpu_seconds / level.seconds, left),
+            level.moves.errors,
         )  # fmt: skip
         key = f"scaling.p{level.processes}"
         report.record(key, rate=level.rate, efficiency=efficiency, per_core=per_core)
         for service in ("gateway", "engine", "redis"):
             report.figure(f"{key}.{service}_us", level.us_per_move(service))
         report.record(key, client_us=client_us)
-        if level.first_error:
-            section.note(f"First error at {level.processes}: {level.first_error}")
+        section.first_error(f"{level.processes} processes", level.moves.first_error)
     section.note(
         "Efficiency = moves/s at P / (P x moves/s at 1). The load generator shares the"
         " machine: its cores used next to the cores the servers left tell whether it was"
