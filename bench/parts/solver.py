@@ -149,18 +149,23 @@ def _ms_columns(*names: str) -> list[Column]:
     return [Column(f"{name} ms", 0) for name in names]
 
 
+def _played(state: patience.State, rng: random.Random) -> tuple[patience.State, list[str]]:
+    """0 to 30 random moves from `state`: where they lead, and their notation."""
+    line = []
+    for _ in range(rng.randrange(31)):
+        legal = state.legal_moves()
+        if not legal:
+            break
+        move = rng.choice(legal)
+        line.append(str(move))
+        state = state.apply(move)
+    return state, line
+
+
 def _positions(variant: str, count: int, rng: random.Random) -> list[patience.State]:
     """Positions of random games, 0 to 30 random moves in."""
-    out = []
-    for _ in range(count):
-        state = patience.get_variant(variant).new_game(rng.randrange(10**6))
-        for _ in range(rng.randrange(31)):
-            legal = state.legal_moves()
-            if not legal:
-                break
-            state = state.apply(rng.choice(legal))
-        out.append(state)
-    return out
+    new_game = patience.get_variant(variant).new_game
+    return [_played(new_game(rng.randrange(10**6)), rng)[0] for _ in range(count)]
 
 
 def outlook_cost(report: Report, games: int) -> None:
@@ -295,16 +300,7 @@ def hint_floods(report: Report, client: SyncEngineClient, settings: Settings) ->
 
 def _replay_moves(variant: str, target: patience.State, rng: random.Random) -> list[str]:
     """A few random moves from the target's deal (a position of that game)."""
-    state = patience.get_variant(variant).new_game(target.deal)
-    out = []
-    for _ in range(rng.randrange(31)):
-        legal = state.legal_moves()
-        if not legal:
-            break
-        move = rng.choice(legal)
-        out.append(str(move))
-        state = state.apply(move)
-    return out
+    return _played(patience.get_variant(variant).new_game(target.deal), rng)[1]
 
 
 def _time_moves(client: SyncEngineClient, count: int) -> list[float]:
