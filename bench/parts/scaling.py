@@ -18,10 +18,12 @@ from __future__ import annotations
 import asyncio
 import functools
 import math
+import multiprocessing
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from threading import Barrier
 
 from bench.clients.endless_games import EndlessGame, find_endless_game
 from bench.clients.gateway_players import Players
@@ -33,7 +35,8 @@ from bench.harness.stack import Stack
 from bench.harness.stats import Measurement, closed_loop, percentile
 
 CLIENTS_PER_PROCESS_LEVEL = 8
-START_MARGIN = 3.0  # seconds for every client process to create its games
+# how long the processes wait for one another to have their games
+READY_SECONDS = 300.0
 
 
 @dataclass
@@ -58,19 +61,18 @@ class Level:
 
 
 def client_process(
-    base_url: str, plan: EndlessGame, clients: int, games: int, start_at: float,
+    base_url: str, plan: EndlessGame, clients: int, games: int, ready: Barrier,
     warmup: float, seconds: float,
 ) -> Measurement:  # fmt: skip
-    """One load-generator process: prepares its games, waits for the common start,
-    then a closed loop of `clients` clients for warmup + seconds."""
+    """One load-generator process: prepares its games, waits until every process has
+    (`ready`, which the measuring process waits on too), then a closed loop of `clients`
+    clients for warmup + seconds."""
 
     async def main() -> Measurement:
         players = Players(base_url, None, plan, games)
         try:
             await players.prepare(clients)
-            pause = start_at - time.time()
-            if pause > 0:
-                await asyncio.sleep(pause)
+            await asyncio.to_thread(ready.wait, READY_SECONDS)
             return await closed_loop(
                 players.gateway_move, concurrency=clients, duration=seconds, warmup=warmup
             )
@@ -84,32 +86,32 @@ def measure_level(settings: Settings, plan: EndlessGame, processes: int, loaders
     seconds = settings.seconds
     clients = CLIENTS_PER_PROCESS_LEVEL * processes
     per_loader = [clients // loaders + (1 if i < clients % loaders else 0) for i in range(loaders)]
-    with Stack(players=False, engine_workers=processes, gateway_workers=processes) as stack:
+    per_loader = [count for count in per_loader if count]
+    with (
+        Stack(players=False, engine_workers=processes, gateway_workers=processes) as stack,
+        multiprocessing.Manager() as manager,
+        ProcessPoolExecutor(max_workers=len(per_loader)) as pool,
+    ):
         pids = stack.pids()
         # the engine's worker processes: itself alone, or the children it spawned
         workers = {p for p, parent in spawned(pids["engine"]).items() if parent == pids["engine"]}
         workers = workers or {pids["engine"]}
-        start_at = time.time() + START_MARGIN + 0.5 * processes
-        with ProcessPoolExecutor(max_workers=loaders) as pool:
-            runs = [
-                pool.submit(
-                    client_process,
-                    stack.base_url,
-                    plan,
-                    count,
-                    settings.games_per_client,
-                    start_at,
-                    settings.warmup,
-                    seconds,
-                )
-                for count in per_loader
-                if count
-            ]
-            time.sleep(max(0.0, start_at + settings.warmup - time.time()))
-            before = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
-            time.sleep(seconds)
-            after = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
-            results = [run.result() for run in runs]
+        # the windows start together once every client has its games: the servers' CPU is
+        # read over the clients' measured window
+        ready = manager.Barrier(len(per_loader) + 1)
+        runs = [
+            pool.submit(
+                client_process, stack.base_url, plan, count, settings.games_per_client, ready,
+                settings.warmup, seconds,
+            )
+            for count in per_loader
+        ]  # fmt: skip
+        ready.wait(READY_SECONDS)
+        time.sleep(settings.warmup)
+        before = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
+        time.sleep(seconds)
+        after = {name: cpu_seconds_by_pid(pid) for name, pid in pids.items()}
+        results = [run.result() for run in runs]
     used = {
         name: {pid: cpu - before[name].get(pid, 0.0) for pid, cpu in after[name].items()}
         for name in pids
