@@ -116,18 +116,22 @@ def undecided_napoleon() -> State:
 
 @pytest.mark.parametrize("variant_id", ["napoleon-at-st-helena", "house-in-the-wood"])
 def test_a_fair_hint_spends_its_positions_and_no_more(variant_id: str) -> None:
-    """Napoleon at St Helena, undecided everywhere; The House in the Wood, won in some
-    arrangements: the positions of the budget are all spent (a quarter on the lines that
-    turn up no hidden card, what is left shared evenly by the arrangements still to
-    search), never much more than the budget, and the hint counts them."""
+    """Napoleon at St Helena, undecided everywhere: the positions of the budget are all
+    spent (a quarter on the lines that turn up no hidden card, what is left shared evenly
+    by the arrangements still to search); The House in the Wood, whose arrangements are
+    won, each within its share: what one leaves goes to the next. Never much more than
+    the budget, and the hint counts them."""
     budget = Budget(nodes=10 * NODES, seconds=600)
     deal = 11 if variant_id == "napoleon-at-st-helena" else 1
     given = hint(patience.get_variant(variant_id).new_game(deal), budget)
     assert given.arrangements == SAMPLES
     if variant_id == "napoleon-at-st-helena":
         assert given.kind is HintKind.BEST_EFFORT and given.winning == 0
+        assert given.nodes >= budget.nodes * 0.95
+    else:
+        assert given.winning > 0
     # each search looks at its count every 512 positions: a little over at most
-    assert budget.nodes * 0.95 <= given.nodes <= budget.nodes * 1.05
+    assert given.nodes <= budget.nodes * 1.05
 
 
 @pytest.mark.parametrize("samples", [1, 3])
