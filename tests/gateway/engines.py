@@ -4,6 +4,7 @@ be stopped and started again on the same port while a gateway uses it."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import threading
 
@@ -20,10 +21,12 @@ class EngineThread:
         port: int = 0,
         seal_key: bytes | None = SEAL_KEY,
         old_seal_keys: tuple[bytes, ...] = (),
+        hint_milliseconds: int | None = None,
     ) -> None:
         self.port = port
         self.seal_key = seal_key
         self.old_seal_keys = old_seal_keys
+        self.hint_milliseconds = hint_milliseconds
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._running: RunningEngine | None = None
@@ -53,6 +56,8 @@ class EngineThread:
                 # PATIENCE_SPEED_PATHS=off runs the gateway tests on the reference paths
                 speed_paths=speed_paths_from_env(os.environ),
             )
+            if self.hint_milliseconds is not None:
+                config = dataclasses.replace(config, hint_milliseconds=self.hint_milliseconds)
             try:
                 self._running = loop.run_until_complete(start_server(config))
             except BaseException as error:  # handed to the starting thread

@@ -2,7 +2,12 @@
 again: every game whose first hint is `winning` is won, with one search, and no game
 comes back to a position already played; a game given up has no hint; a search process
 that dies under a hint answers 503 with Retry-After, never 500. Against the real engine
-and Redis."""
+and Redis.
+
+The engine of these tests gives a hint 5 s (ENGINE_HINT_MILLISECONDS) where the
+service gives it 0.8 s: each hint then searches the positions of its budget, the same
+search however loaded the machine is (its search processes run at the lowest priority,
+and starve while other work takes both cores)."""
 
 from __future__ import annotations
 
@@ -10,6 +15,7 @@ import asyncio
 import json
 import os
 import signal
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
@@ -21,6 +27,17 @@ from patience_gateway.settings import Settings
 from tests.gateway.documented import models
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
+
+
+@pytest.fixture(scope="module")
+async def hinting(settings: Settings) -> AsyncIterator[Gateway]:
+    """A gateway whose engine gives each hint time for its whole budget of positions."""
+    engine = EngineThread(hint_milliseconds=5_000).start()
+    try:
+        async with running_gateway(replace(settings, engine_addr=engine.target)) as gateway:
+            yield gateway
+    finally:
+        engine.stop()
 
 
 async def hint_of(gateway: Gateway, game: GameHandle) -> dict[str, Any]:
@@ -63,7 +80,8 @@ PROVEN = [("bisley", 1), ("cody", 3), ("little-billee", 1), ("usk", 8), ("the-fi
 
 
 @pytest.mark.parametrize(("variant", "deal"), PROVEN)
-async def test_following_hints_wins_an_open_game(gateway: Gateway, variant: str, deal: int) -> None:
+async def test_following_hints_wins_an_open_game(hinting: Gateway, variant: str, deal: int) -> None:
+    gateway = hinting
     game = await gateway.create(variant, deal=deal)
     view, hints = await follow(gateway, game, game.created)
     assert hints[0]["kind"] == "winning"
@@ -75,7 +93,8 @@ async def test_following_hints_wins_an_open_game(gateway: Gateway, variant: str,
     assert sum(h["positions"] > 0 for h in hints) <= 1 + (len(hints) - 1) // LINE_STEPS
 
 
-async def test_following_hints_with_autoplay_on_wins(gateway: Gateway) -> None:
+async def test_following_hints_with_autoplay_on_wins(hinting: Gateway) -> None:
+    gateway = hinting
     game = await gateway.create("cody", deal=3)
     switched = await gateway.autoplay_on(game)
     assert switched.status_code == 200, switched.text
@@ -105,7 +124,8 @@ async def test_following_hints_where_cards_are_hidden_never_comes_back(
     assert view["status"] in ("won", "stuck") or hints[-1]["kind"] == "lost"
 
 
-async def test_a_hint_after_an_undo_onto_the_line_continues_it(gateway: Gateway) -> None:
+async def test_a_hint_after_an_undo_onto_the_line_continues_it(hinting: Gateway) -> None:
+    gateway = hinting
     game = await gateway.create("bisley", deal=1)
     first = await hint_of(gateway, game)
     await gateway.move(game, first["move"]["notation"])

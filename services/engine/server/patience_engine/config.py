@@ -35,6 +35,10 @@ DEFAULT_SOLVER_QUEUE = 4
 # moves leave over (bench/README.md, "Searches beside moves").
 DEFAULT_SEARCH_NICENESS = 19
 MAX_NICENESS = 19
+# A hint's time when its request names none (HINT_BUDGET: under a second), and the most a
+# request may ask for (patience_engine.search_budgets).
+DEFAULT_HINT_MILLISECONDS = 800
+MAX_HINT_MILLISECONDS = 5_000
 
 
 def _default_workers() -> int:
@@ -102,6 +106,15 @@ class EngineConfig:
         ),
     ] = None
     log_level: Annotated[str, LOG_LEVEL] = "info"
+    hint_milliseconds: Annotated[
+        int,
+        variable(
+            "ENGINE_HINT_MILLISECONDS",
+            "the time a hint searches when its request names none, in milliseconds",
+            ge=1,
+            le=MAX_HINT_MILLISECONDS,
+        ),
+    ] = DEFAULT_HINT_MILLISECONDS
 
     def __post_init__(self) -> None:
         check_settings(self)

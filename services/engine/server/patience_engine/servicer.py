@@ -16,6 +16,7 @@ PATIENCE_SPEED_PATHS=off); `add_to_server` registers them so.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import inspect
 import logging
@@ -132,11 +133,14 @@ class EngineService:
         writer: ReplyWriter = SPEED_PATH,
         max_batch_moves: int = MAX_BATCH_MOVES,
         metrics: EngineMetrics | None = None,
+        hint_seconds: float = HINT_LIMITS.default_seconds,
     ) -> None:
         self._sealer = sealer
         self.metrics = metrics or EngineMetrics()
         self._searches = searches
         self._hints = HintAnswers(self.metrics)
+        # a hint's time when its request names none (ENGINE_HINT_MILLISECONDS)
+        self._hint_limits = dataclasses.replace(HINT_LIMITS, default_seconds=hint_seconds)
         self.writer = writer
         self._max_batch_moves = max_batch_moves
         self._variants = engine_pb2.ListVariantsResponse(
@@ -259,11 +263,12 @@ class EngineService:
                 reply = hint_response(continued, self.writer, request.plan)
                 return reply.SerializeToString()
             avoid = () if previous is None else previous.avoid
-        budget = HINT_LIMITS.budget(request.budget.max_positions, request.budget.max_milliseconds)
+        limits = self._hint_limits
+        budget = limits.budget(request.budget.max_positions, request.budget.max_milliseconds)
 
         async def search() -> bytes:
             searched = await self._search(
-                "hint", data, request.budget, context, HINT_LIMITS, avoid=avoid
+                "hint", data, request.budget, context, limits, avoid=avoid
             )
             reply = engine_pb2.HintResponse.FromString(searched)
             if not reply.plan:
