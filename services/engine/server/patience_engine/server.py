@@ -122,14 +122,14 @@ async def start_server(
         niceness=config.search_niceness,
     )
     sealer = Sealer(config.seal_key, config.old_seal_keys)
-    service = EngineService(
+    engine = EngineService(
         sealer,
         searches,
         writer=writer,
         metrics=metrics,
         hint_seconds=config.hint_milliseconds / 1000,
     )
-    add_to_server(service, server)
+    add_to_server(engine, server)
     health_servicer = health.aio.HealthServicer()
     for service in ("", SERVICE_NAME):
         await health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
