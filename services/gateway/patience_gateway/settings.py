@@ -136,6 +136,15 @@ class Settings:
         str, variable("GATEWAY_INSTANCE_ID", "the id /livez and /readyz answer with")
     ] = ""
     log_level: Annotated[str, LOG_LEVEL] = "info"
+    # Apart from LOG_LEVEL: production logs from warning up, and a player's Request-Id
+    # must still find its request's line.
+    access_log: Annotated[
+        bool,
+        variable(
+            "GATEWAY_ACCESS_LOG",
+            "one line per request (info level) whatever LOG_LEVEL says; off: none",
+        ),
+    ] = True
     # How long clients are told to wait (Retry-After) when Redis or the engine is down.
     retry_after_seconds: int = 1
     # Deadline of one engine call.

@@ -11,7 +11,9 @@ While the request is served, its id, its trace's and its game's are context vari
 that every log line carries (`patience_contract.logs`). When it is answered, one line
 is logged at info level by the logger `patience_gateway.access`: method, path (never
 its query, where a stream ticket travels), route, status and time taken. No header is
-logged: tokens travel in them.
+logged: tokens travel in them. That logger has a level of its own
+(`write_access_lines`, GATEWAY_ACCESS_LOG): a gateway logging from warning up, as in
+production, still writes every request's line.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ access_log = logging.getLogger("patience_gateway.access")
 REQUEST_ID_HEADER: Final = b"request-id"
 _GAMES: Final = "/v1/games/"
 _HEX: Final = frozenset("0123456789abcdef")
+
+
+def write_access_lines(on: bool) -> None:
+    """On: a line for every request, whatever level the rest of the gateway logs from;
+    off: none."""
+    access_log.setLevel(logging.INFO if on else logging.CRITICAL + 1)
 
 
 def traceparent_trace_id(value: bytes) -> str | None:

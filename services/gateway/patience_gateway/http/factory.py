@@ -16,7 +16,7 @@ from patience_contract import logs
 from starlette.middleware import Middleware
 
 from patience_gateway.http import openapi
-from patience_gateway.http.access import AccessLog
+from patience_gateway.http.access import AccessLog, write_access_lines
 from patience_gateway.http.bodies import JsonBodies
 from patience_gateway.http.cors import cors_middleware
 from patience_gateway.http.errors import install_error_handlers
@@ -110,4 +110,5 @@ def http_app(
     app.add_middleware(AccessLog)  # outermost: every answer has the request's id
     openapi.install(app)
     logging.getLogger("patience_gateway").setLevel(logs.log_level(settings.log_level))
+    write_access_lines(settings.access_log)
     return app
