@@ -4,12 +4,14 @@ Retry-After, nothing half applied, and games that carry on once the service is b
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
 import httpx
+import pytest
 import redis.asyncio as aioredis
 from patience_gateway.settings import Settings
 from patience_gateway.storage.keys import game_keys
@@ -128,6 +130,52 @@ async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:
 
             await eventually(moved, "moving again")
             assert (await gateway.history(game))["moves"] == [notation]
+    finally:
+        engine.stop()
+
+
+async def test_an_engine_away_and_back_is_logged_once_each(
+    redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Not a line per failed request: one warning when the engine stops answering, one
+    when it answers again, however many requests fail between them."""
+    caplog.set_level(logging.WARNING, logger="patience_contract.client")
+    engine = EngineThread().start()
+    try:
+        settings = Settings(
+            redis_url=redis_url, engine_addr=engine.target, speed_paths=environment_speed_paths()
+        )
+        async with running_gateway(settings) as gateway:
+            game = await gateway.create("bisley", deal=504)
+            notation = game.created["legal_moves"][0]
+
+            def outage_lines() -> list[str]:
+                return [
+                    r.getMessage() for r in caplog.records if r.name == "patience_contract.client"
+                ]
+
+            engine.stop()
+
+            async def logged_away() -> bool:
+                assert_unavailable(await gateway.move(game, notation), "engine-unavailable")
+                return bool(outage_lines())
+
+            await eventually(logged_away, "logged as away")
+            for _ in range(5):
+                assert_unavailable(await gateway.move(game, notation), "engine-unavailable")
+            [away] = outage_lines()
+            assert f"the engine at {engine.target} stopped answering (UNAVAILABLE" in away
+
+            engine = EngineThread(port=engine.port).start()
+
+            async def moved() -> bool:
+                return (await gateway.move(game, notation)).status_code == 200
+
+            await eventually(moved, "moving again")
+            for _ in range(3):
+                assert (await gateway.http.get("/v1/variants")).status_code == 200
+            [_, back] = outage_lines()
+            assert back.startswith(f"the engine at {engine.target} answers again, after ")
     finally:
         engine.stop()
 

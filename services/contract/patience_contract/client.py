@@ -16,6 +16,11 @@ less: already passed). A server that cannot be reached, or a deadline that
 passes, or a server that cancels the call as it stops, gives `EngineUnavailable` (code
 UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED).
 
+An engine that stops answering is logged once (a warning of the logger
+`patience_contract.client`, naming the target), when its calls have failed as
+unavailable for a second with none answered; its return once too, with how long it was
+away and how many calls failed meanwhile: not a line per failed call.
+
 Every call carries the id of the request being served, where there is one (the
 gateway's, `patience_contract.logs.request_id`), as the metadata `request-id`: the
 engine's log lines for the call carry it too.
@@ -42,7 +47,9 @@ from __future__ import annotations
 import functools
 import itertools
 import json
+import logging
 import random
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from types import TracebackType
 from typing import Any, Generic, NoReturn, ParamSpec, Self, TypeVar, overload
@@ -111,6 +118,13 @@ CHANNEL_OPTIONS: tuple[tuple[str, str | int], ...] = (
 # Channels to the same target otherwise share their connections (gRPC's global
 # subchannel pool), and a pool of channels would still be one TCP connection.
 POOLED_CHANNEL_OPTIONS = (*CHANNEL_OPTIONS, ("grpc.use_local_subchannel_pool", 1))
+
+log = logging.getLogger("patience_contract.client")
+
+# How long calls fail as unavailable, none answered, before the engine is logged as
+# gone: a call that fails among others answered (one process restarting of several)
+# is not an outage.
+QUIET_SECONDS = 1.0
 
 # gRPC reads a zero timeout as "no deadline" on some paths; a timeout of zero or less
 # means a deadline already passed, so it is sent as one firmly in the past.
@@ -183,6 +197,53 @@ def _raise(error: grpc.RpcError) -> NoReturn:
     raise error_from_rpc(error) from None
 
 
+class _Outages:
+    """Whether the engine answers, as a client's calls find it: logs the moment it stops
+    and the moment it is back, once each (see the module's doc)."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self._last_answer = time.monotonic()
+        self._first_failure: float | None = None
+        self._failed = 0
+        self._down = False
+
+    def answered(self) -> None:
+        self._last_answer = time.monotonic()
+        if self._first_failure is None:
+            return
+        if self._down:
+            log.warning(
+                "the engine at %s answers again, after %.1f s; %d calls failed meanwhile",
+                self.target,
+                self._last_answer - self._first_failure,
+                self._failed,
+                extra={"engine": self.target, "failed_calls": self._failed},
+            )
+        self._first_failure, self._failed, self._down = None, 0, False
+
+    def heard(self, error: grpc.RpcError) -> None:
+        """A call failed: an outage if it found the engine unavailable, else the engine
+        did answer (with an error status)."""
+        code: grpc.StatusCode = error.code()
+        if code not in _UNAVAILABLE_CODES:
+            self.answered()
+            return
+        now = time.monotonic()
+        if self._first_failure is None:
+            self._first_failure = now
+        self._failed += 1
+        if not self._down and now - self._last_answer >= QUIET_SECONDS:
+            self._down = True
+            log.warning(
+                "the engine at %s stopped answering (%s: %s); its calls fail until it is back",
+                self.target,
+                code.name,
+                error.details() or "",
+                extra={"engine": self.target, "code": code.name},
+            )
+
+
 ChannelT = TypeVar("ChannelT", aio.Channel, grpc.Channel)
 ResultT = TypeVar("ResultT")
 P = ParamSpec("P")
@@ -240,6 +301,7 @@ class _ChannelRotation(Generic[ChannelT]):
             for channel in self._channels
         ]
         self._turns: Iterator[int] = itertools.cycle(range(channels))
+        self._outages = _Outages(target)
 
     def _method(self, index: int, call: Call[Any]) -> Any:
         """The stub method of channel `index` that makes `call`."""
@@ -308,9 +370,11 @@ class EngineClient(_ChannelRotation[aio.Channel]):
                 call.request, timeout=self._deadline(call), metadata=logs.request_id_metadata()
             )
         except grpc.RpcError as error:
+            self._outages.heard(error)
             return _failed(call, error)
         finally:
             self._in_flight[index] -= 1
+        self._outages.answered()
         return call.result(reply)
 
 
@@ -343,5 +407,7 @@ class SyncEngineClient(_ChannelRotation[grpc.Channel]):
                 call.request, timeout=self._deadline(call), metadata=logs.request_id_metadata()
             )
         except grpc.RpcError as error:
+            self._outages.heard(error)
             return _failed(call, error)
+        self._outages.answered()
         return call.result(reply)
