@@ -44,6 +44,7 @@ PUBLIC = {
     "refresh",
     "signOut",
     "link",
+    "signInWithIdentity",
     "jwks",
     "getChallenge",
 }

@@ -107,6 +107,14 @@ _KINDS = (
         "someone else may hold a copy, so every session of the device is revoked.",
     ),
     ProblemKind(
+        "bad-identity-token",
+        401,
+        "Bad identity token",
+        "The ID token of an outside identity does not verify: its issuer is not one this "
+        "service accepts, its signature is not by a key the issuer publishes, it has "
+        "expired, it is for another app (`aud`), or its `nonce` is not the one sent.",
+    ),
+    ProblemKind(
         "bad-token",
         403,
         "Wrong token",
@@ -125,6 +133,13 @@ _KINDS = (
         404,
         "Unknown challenge code",
         "No challenge has this code: it expired (after 7 days) or is mistyped.",
+    ),
+    ProblemKind(
+        "unknown-identity",
+        404,
+        "Unknown identity",
+        "The outside identity verifies but no player has linked it: create a player and "
+        "link the identity (POST /v1/players/me/identities), or sign in another way.",
     ),
     ProblemKind(
         "unknown-game",
@@ -198,6 +213,20 @@ _KINDS = (
         "Cannot be offered",
         "A daily deal is offered as a challenge only once its day is over; a deal whose "
         "number is hidden from its player (a random deal) only once the game is over.",
+    ),
+    ProblemKind(
+        "identity-taken",
+        409,
+        "Identity taken",
+        "The outside identity is linked to another player already: an identity belongs "
+        "to one player at a time.",
+    ),
+    ProblemKind(
+        "display-name-taken",
+        409,
+        "Display name taken",
+        "Another player has this display name, or one that differs from it only in case "
+        "or width (names are compared NFKC-normalised and case folded).",
     ),
     ProblemKind(
         "already-claimed",
@@ -317,6 +346,13 @@ _KINDS = (
         503,
         "Storage unavailable",
         "Redis cannot be reached; retry after Retry-After seconds.",
+    ),
+    ProblemKind(
+        "identity-unavailable",
+        503,
+        "Identity issuer unavailable",
+        "The outside identity's issuer does not answer for its keys, and none this "
+        "service kept verifies the ID token; retry after Retry-After seconds.",
     ),
     ProblemKind(
         "records-unavailable",

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ from patience_contract.settings import (
 __all__ = [
     "DEFAULT_WINNABLE_POOL_SIZE",
     "SPEED_PATHS_VARIABLE",
+    "IdentityIssuer",
     "OriginError",
     "Settings",
     "SettingsError",
@@ -58,6 +60,44 @@ DEFAULT_GAME_TTL_SECONDS = 7 * 86400
 # A player's game in play that has not changed for this long ends as abandoned. Less
 # than the games' time to live, so the game is still there to end (and records).
 DEFAULT_ABANDON_AFTER_SECONDS = 6 * 86400
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityIssuer:
+    """An OpenID Connect issuer whose ID tokens sign players in (docs/operations.md,
+    "Outside identities"): its `iss`, the `aud` its tokens carry for this app (the
+    app's client id there), and the address of its JSON Web Key Set."""
+
+    issuer: str
+    audience: str
+    jwks_url: str
+
+
+def parse_issuers(raw: str) -> tuple[IdentityIssuer, ...]:
+    """IDENTITY_ISSUERS: a JSON array of {"issuer", "audience", "jwks_url"} objects."""
+    if not raw.strip():
+        return ()
+    try:
+        entries = json.loads(raw)
+    except ValueError as error:
+        raise ValueError(f"is not JSON: {error}") from None
+    if not isinstance(entries, list):
+        raise ValueError('takes a JSON array of {"issuer", "audience", "jwks_url"} objects')
+    issuers: dict[str, IdentityIssuer] = {}
+    for entry in entries:
+        fields = ("issuer", "audience", "jwks_url")
+        if not isinstance(entry, dict) or set(entry) != set(fields):
+            raise ValueError(f"each issuer is an object of exactly {', '.join(fields)}")
+        if not all(isinstance(entry[name], str) and entry[name] for name in fields):
+            raise ValueError(f"each of {', '.join(fields)} is a non-empty string")
+        if urlsplit(entry["jwks_url"]).scheme not in ("http", "https"):
+            raise ValueError(f"jwks_url {entry['jwks_url']!r} is not an http(s) address")
+        if entry["issuer"] in issuers:
+            raise ValueError(f"the issuer {entry['issuer']!r} is named twice")
+        issuers[entry["issuer"]] = IdentityIssuer(
+            entry["issuer"], entry["audience"], entry["jwks_url"]
+        )
+    return tuple(issuers.values())
 
 
 class OriginError(ValueError):
@@ -238,6 +278,32 @@ class Settings:
         int,
         variable("ACCESS_TOKEN_SECONDS", "the lifetime of an access token", ge=60, le=86400),
     ] = 900
+    # Outside identities (`players.outside_identities`; docs/operations.md).
+    identity_issuers: Annotated[
+        tuple[IdentityIssuer, ...],
+        variable(
+            "IDENTITY_ISSUERS",
+            'OpenID Connect issuers players sign in with: a JSON array of {"issuer", '
+            '"audience", "jwks_url"}; none by default',
+            parse=parse_issuers,
+        ),
+    ] = ()
+    identity_keys_seconds: Annotated[
+        int,
+        variable(
+            "IDENTITY_KEYS_SECONDS",
+            "how long an issuer's key set is used before it is fetched again",
+            ge=1,
+        ),
+    ] = 300
+    identity_refetch_seconds: Annotated[
+        int,
+        variable(
+            "IDENTITY_REFETCH_SECONDS",
+            "the least time between two fetches of an issuer's keys for a key id it did not list",
+            ge=0,
+        ),
+    ] = 30
     new_players_per_minute: Annotated[
         int,
         variable("NEW_PLAYERS_PER_MINUTE", "new players one client address may create", ge=1),

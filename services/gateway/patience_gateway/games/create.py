@@ -96,6 +96,8 @@ async def create(
     deal = deal_text(request.deal)
     key = check_idempotency_key(idempotency_key)
     player = _player_of(games, access_token)
+    if player is not None and games.players is not None:
+        await games.players.refuse_deleted(player)
     once = CreateOnce.of(key, create_fingerprint(request, deal, player)) if key else None
     if once is not None and (kept := await games.store.created_answer(once.game_id)):
         return once.game_id, await _created_again(games, once, kept)

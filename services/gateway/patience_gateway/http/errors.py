@@ -42,6 +42,19 @@ _HTTP_STATUS_CODES = {
 }
 
 
+# RFC 6750: every 401 says how to authenticate. `invalid_token` on each of them, a
+# missing token included: a client switches on the problem's `code`, and a generic one
+# (an HTTP library) learns from `error` that the bearer token is to be got again.
+REALM = "patience"
+
+
+def www_authenticate(detail: str) -> str:
+    """The WWW-Authenticate of a 401 (RFC 6750, section 3): the Bearer scheme, `error`,
+    and the problem's detail as `error_description` (quoted-string: no `"` or `\\`)."""
+    description = "".join(c for c in detail if c.isascii() and c.isprintable() and c not in '"\\')
+    return f'Bearer realm="{REALM}", error="invalid_token", error_description="{description}"'
+
+
 def problem_response(
     code: str,
     detail: str,
@@ -52,6 +65,8 @@ def problem_response(
     **extensions: Unpack[ProblemExtensions],
 ) -> Response:
     body = problem_body(code, detail, instance, status, **extensions)
+    if body["status"] == 401:
+        headers = {**(headers or {}), "WWW-Authenticate": www_authenticate(detail)}
     return Response(
         json.dumps(body, separators=(",", ":")).encode(),
         status_code=body["status"],

@@ -82,6 +82,11 @@ RETRY_AFTER_HEADER = {
     "description": "Seconds to wait before retrying.",
     "schema": {"type": "integer", "example": 1},
 }
+WWW_AUTHENTICATE_HEADER = {
+    "description": 'RFC 6750: `Bearer realm="patience", error="invalid_token", '
+    'error_description="..."` (the problem\'s detail).',
+    "schema": {"type": "string"},
+}
 LOCATION_HEADER = {
     "description": "The new game's URL.",
     "schema": {"type": "string", "example": "/v1/games/x7R2kJ0vQp9sYd3mN8a1Zw-_"},
@@ -109,6 +114,8 @@ def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
             entry["headers"] = {"Retry-After": RETRY_AFTER_HEADER}
         if status in (409, 412):
             entry["headers"] = {"ETag": ETAG_HEADER}
+        if status == 401:
+            entry["headers"] = {"WWW-Authenticate": WWW_AUTHENTICATE_HEADER}
         responses[status] = entry
     return responses
 

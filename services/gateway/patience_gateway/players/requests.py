@@ -40,7 +40,32 @@ class LinkRequest(BaseModel):
 
 
 class ClaimRequest(BaseModel):
-    """The game's own token, which the claim turns into the player's ownership."""
+    """The game's own token, which the claim turns into the player's ownership. Any
+    text is taken: one that is not the game's token is refused as such (403 bad-token),
+    whatever its length (the body's own limit, MAX_BODY_BYTES, bounds it)."""
 
     model_config = ConfigDict(extra="forbid")
-    token: Annotated[str, Field(min_length=1, max_length=256)]
+    token: str
+
+
+class IdentityRequest(BaseModel):
+    """An OpenID Connect ID token of a configured issuer."""
+
+    model_config = ConfigDict(extra="forbid")
+    id_token: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=8192,
+            description="The ID token (a JWT) the issuer gave the app at sign-in.",
+        ),
+    ]
+    nonce: Annotated[
+        str | None,
+        Field(
+            default=None,
+            max_length=512,
+            description="The nonce the app sent the issuer at sign-in, if it sent one: "
+            "the token must carry it.",
+        ),
+    ] = None

@@ -3,7 +3,12 @@
 A player is created with one request and gets an access token (short-lived, verified
 without storage: `access_tokens`) and a refresh token (long-lived, rotated on each use,
 kept only as a hash: `sessions`). A second device joins the same player with a link
-code made on the first (`storage.link_codes`), and gets a session of its own.
+code made on the first (`storage.link_codes`), and gets a session of its own; or, on
+any device, with an outside identity linked to the player (an OpenID Connect ID token:
+`outside_identities`).
+
+A deleted player's tokens are refused: its row reads as no player, and the routes that
+read no PostgreSQL look for its mark in Redis (`storage.gone_players`).
 
 Sign-ups, refreshes and links need PostgreSQL (the players and their sessions live
 there): while it cannot be reached they answer 503 `records-unavailable`, and games
@@ -13,8 +18,8 @@ go on as before.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Final
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 import orjson
 
@@ -22,16 +27,19 @@ from patience_gateway.players import repository, sessions
 from patience_gateway.players.access_tokens import AccessTokens, Claims, KeySet
 from patience_gateway.players.codes import new_code, normal_code, shown_code
 from patience_gateway.players.names import BadName, normalise_name
-from patience_gateway.players.repository import Player
-from patience_gateway.players.shapes import PlayerShape, SessionShape
+from patience_gateway.players.outside_identities import OutsideIdentities, OutsideIdentity
+from patience_gateway.players.repository import Identity, Player
+from patience_gateway.players.shapes import IdentityShape, PlayerShape, SessionShape
 from patience_gateway.problems import ProblemError
 from patience_gateway.storage.database import Database
+from patience_gateway.storage.gone_players import GonePlayers
 from patience_gateway.storage.link_codes import LINK_CODE_SECONDS, LinkCodes
 from patience_gateway.storage.rates import Rate, RateLimits
 
 NEW_PLAYERS: Final = Rate("new-player", 20, 60)
 LINK_CODES: Final = Rate("link-code", 5, 600)
 LINK_TRIES: Final = Rate("link", 10, 60)
+IDENTITY_SIGN_INS: Final = Rate("identity-sign-in", 30, 60)
 
 
 def iso(when: object) -> str:
@@ -45,6 +53,10 @@ def player_json(player: Player) -> PlayerShape:
         "display_name": player.display_name,
         "created": iso(player.created),
     }
+
+
+def identity_json(identity: Identity) -> IdentityShape:
+    return {"issuer": identity.issuer, "subject": identity.subject, "linked": iso(identity.linked)}
 
 
 def display_name_of(raw: str | None) -> str | None:
@@ -68,6 +80,12 @@ class Players:
     retry_after: int = 1
     # new players per client address and minute (Settings.new_players_per_minute)
     new_players: Rate = NEW_PLAYERS
+    # the outside identities' issuers (Settings.identity_issuers); none: every ID token
+    # is of an issuer not accepted
+    identities: OutsideIdentities = field(default_factory=lambda: OutsideIdentities(()))
+
+    def __post_init__(self) -> None:
+        self.gone = GonePlayers(self.links.redis)
 
     # ------------------------------------------------------------------ access tokens
 
@@ -76,6 +94,17 @@ class Players:
         if self.tokens is None:
             raise self._unconfigured()
         return self.tokens.verify(token)
+
+    async def live(self, token: str) -> str:
+        """The player of an access token, refused if the player was deleted (one Redis
+        read: for the routes that read no PostgreSQL)."""
+        player_id = self.verify(token).player_id
+        await self.refuse_deleted(player_id)
+        return player_id
+
+    async def refuse_deleted(self, player_id: str) -> None:
+        if await self.gone.gone(player_id):
+            raise ProblemError("invalid-token", f"the player {player_id} was deleted")
 
     def signing_keys(self) -> KeySet:
         """The keys that sign access tokens and results (503 without them)."""
@@ -187,6 +216,7 @@ class Players:
     async def link_code(self, player_id: str) -> bytes:
         """A one-use code that opens this player on another device, for a few minutes."""
         self._ready()
+        await self.refuse_deleted(player_id)
         await self.limit(LINK_CODES, player_id)
         while True:  # a live code drawn twice is not expected; draw again if it happens
             code = new_code()
@@ -211,3 +241,68 @@ class Players:
             player = self._known(await repository.find(connection, player_id), player_id)
             refresh = await sessions.issue(connection, player_id, sessions.new_family_id(), now)
         return self._session_json(player, refresh)
+
+    # ------------------------------------------------------------------ identities
+
+    async def link_identity(self, player_id: str, id_token: str, nonce: str | None) -> bytes:
+        """Links an outside identity to the player (again: nothing changes)."""
+        database, _ = self._ready()
+        identity = await self.identities.verify(id_token, nonce)
+        await self.schema_ready()
+        now = sessions.utc_now()
+        async with database.transaction() as connection:
+            self._known(await repository.find(connection, player_id), player_id)
+            if not await repository.link_identity(
+                connection, player_id, identity.issuer, identity.subject, now
+            ):
+                raise ProblemError(
+                    "identity-taken", "this identity is linked to another player already"
+                )
+            linked = await repository.identities_of(connection, player_id)
+        found = next(
+            i for i in linked if (i.issuer, i.subject) == (identity.issuer, identity.subject)
+        )
+        return orjson.dumps(identity_json(found))
+
+    async def identities_of(self, player_id: str) -> bytes:
+        database, _ = self._ready()
+        await self.schema_ready()
+        async with database.transaction() as connection:
+            self._known(await repository.find(connection, player_id), player_id)
+            linked = await repository.identities_of(connection, player_id)
+        return orjson.dumps([identity_json(i) for i in linked])
+
+    async def identity_session(self, id_token: str, nonce: str | None, client: str) -> bytes:
+        """A new session, on this device, of the player an outside identity is linked
+        to; the player's other sessions are left as they are."""
+        database, _ = self._ready()
+        await self.limit(IDENTITY_SIGN_INS, client)
+        identity: OutsideIdentity = await self.identities.verify(id_token, nonce)
+        await self.schema_ready()
+        now = sessions.utc_now()
+        async with database.transaction() as connection:
+            player = await repository.player_of_identity(
+                connection, identity.issuer, identity.subject
+            )
+            if player is None:
+                raise ProblemError(
+                    "unknown-identity", "no player has linked this identity: link it first"
+                )
+            refresh = await sessions.issue(
+                connection, player.player_id, sessions.new_family_id(), now
+            )
+        return self._session_json(player, refresh)
+
+    # ------------------------------------------------------------------ export
+
+    async def export_head(self, player_id: str) -> dict[str, Any]:
+        """What an export says of the player itself: the player and its identities."""
+        database, _ = self._ready()
+        await self.schema_ready()
+        async with database.transaction() as connection:
+            player = self._known(await repository.find(connection, player_id), player_id)
+            linked = await repository.identities_of(connection, player_id)
+        return {
+            "player": player_json(player),
+            "identities": [identity_json(i) for i in linked],
+        }

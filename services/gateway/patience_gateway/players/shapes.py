@@ -53,3 +53,10 @@ class LinkCodeShape(TypedDict):
         ),
     ]
     expires_in: int
+
+
+@with_config(_EXACT)
+class IdentityShape(TypedDict):
+    issuer: Annotated[str, Field(description="The identity's issuer (`iss`).")]
+    subject: Annotated[str, Field(description="The player's id at the issuer (`sub`).")]
+    linked: Annotated[str, Field(description="When it was linked (RFC 3339, UTC).")]

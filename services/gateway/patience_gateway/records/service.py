@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Final
+from typing import Any, Final
 from urllib.parse import quote
 
 import orjson
@@ -22,6 +22,8 @@ import orjson
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import repository
 from patience_gateway.records.answers import figures_json, summary_json
+from patience_gateway.records.deletion import AccountDeletion
+from patience_gateway.records.export import PlayerExport
 from patience_gateway.records.record import GameRecord
 from patience_gateway.records.shapes import GameList, StatisticsShape
 from patience_gateway.storage.database import Database, DatabaseUnavailable
@@ -104,6 +106,19 @@ class Records:
             return None
         meta = loaded.meta
         return GameRecord.read(meta.record, meta.hints, meta.created)
+
+    async def delete_player(self, player_id: str) -> None:
+        """Deletes the player and everything of theirs (`records.deletion`), or finishes
+        a deletion cut short."""
+        database = self._database()
+        await self.schema_ready()
+        await AccountDeletion(database, self.store).delete(player_id)
+
+    async def export(self, player_id: str, head: dict[str, Any]) -> AsyncIterator[bytes]:
+        """The player's data as one JSON document, in parts (`records.export`)."""
+        database = self._database()
+        await self.schema_ready()
+        return await PlayerExport(database, self.store).start(player_id, head)
 
     async def statistics(self, player_id: str) -> bytes:
         database = self._database()

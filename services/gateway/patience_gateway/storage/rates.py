@@ -22,6 +22,10 @@ class Rate:
     window_seconds: int
 
 
+def rate_key(kind: str, client: str) -> bytes:
+    return f"rate:{{{kind}:{client}}}".encode()
+
+
 class RateLimits:
     def __init__(self, redis: Redis | RedisCluster) -> None:
         self._count = redis.register_script(_RATE.text)
@@ -29,6 +33,6 @@ class RateLimits:
     async def wait_needed(self, rate: Rate, client: str) -> float:
         """Counts a request of `client`; 0 when the rate allows it, else the seconds
         until it will."""
-        key = f"rate:{{{rate.kind}:{client}}}".encode()
+        key = rate_key(rate.kind, client)
         left = await self._count(keys=[key], args=[rate.window_seconds * 1000, rate.requests])
         return int(left) / 1000

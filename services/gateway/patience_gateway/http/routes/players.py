@@ -3,7 +3,7 @@ and statistics (docs/api.md, "Players").
 
 Each route hands its request to the players' service (`players.service`) or the
 records' (`records.service`) and sends its JSON. A player's own routes (`/me/...`) take
-the player's access token, verified without storage.
+the player's access token, verified without storage, and refuse a deleted player's.
 """
 
 from __future__ import annotations
@@ -12,13 +12,24 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from fastapi import APIRouter, Query, Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from patience_gateway.games.shapes import JsonWebKeySet
 from patience_gateway.http.exchange import client_of, players_of, records_of, token_of
 from patience_gateway.http.openapi import PLAYER_SCHEME, ok, problems
-from patience_gateway.players.requests import LinkRequest, NewPlayer, PlayerPatch, RefreshRequest
-from patience_gateway.players.shapes import LinkCodeShape, PlayerShape, SessionShape
+from patience_gateway.players.requests import (
+    IdentityRequest,
+    LinkRequest,
+    NewPlayer,
+    PlayerPatch,
+    RefreshRequest,
+)
+from patience_gateway.players.shapes import (
+    IdentityShape,
+    LinkCodeShape,
+    PlayerShape,
+    SessionShape,
+)
 from patience_gateway.records.service import MAX_PAGE
 from patience_gateway.records.shapes import GameList, StatisticsShape
 
@@ -39,9 +50,9 @@ def _json(body: bytes, status: int = 200, **headers: str) -> Response:
     )
 
 
-def _me(request: Request) -> str:
-    """The player whose access token the request carries."""
-    return players_of(request).verify(token_of(request)).player_id
+async def _me(request: Request) -> str:
+    """The player whose access token the request carries (not a deleted one)."""
+    return await players_of(request).live(token_of(request))
 
 
 @players.post(
@@ -73,7 +84,7 @@ async def create_player(request: Request, body: NewPlayer | None = None) -> Resp
 )
 async def get_me(request: Request) -> Response:
     service = players_of(request)
-    return _json(await service.me(_me(request)))
+    return _json(await service.me(await _me(request)))
 
 
 @players.patch(
@@ -86,10 +97,90 @@ async def get_me(request: Request) -> Response:
 )
 async def patch_me(request: Request, body: PlayerPatch) -> Response:
     service = players_of(request)
-    player = _me(request)
+    player = await _me(request)
     if "display_name" not in body.model_fields_set:  # an empty patch changes nothing
         return _json(await service.me(player))
     return _json(await service.rename(player, body.display_name))
+
+
+@players.delete(
+    "/me",
+    status_code=204,
+    summary="Delete the player and everything of theirs",
+    description="The player, its sessions, link codes, outside identities and display "
+    "name go; it leaves every board and daily ranking; its games in play end and every "
+    "game of its is deleted (docs/api.md, Deleting a player). Every token of the player "
+    "is refused from then on. Sent again (a retry, or after an outage answered 503), it "
+    "finishes what was left and answers 204 again.",
+    responses={204: ok("Deleted."), **problems(400, 401, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def delete_me(request: Request) -> Response:
+    player = players_of(request).verify(token_of(request)).player_id  # a retry: deleted
+    await records_of(request).delete_player(player)
+    return Response(status_code=204, headers={"Cache-Control": "no-store"})
+
+
+@players.get(
+    "/me/export",
+    summary="Everything kept of the player, as one JSON document",
+    description="The player, its outside identities, statistics, places on the boards, "
+    "and every game with its record and moves (docs/api.md, Exporting a player's data). "
+    "Streamed: the games come a page at a time.",
+    responses={
+        200: {
+            "description": "The document (`Content-Disposition: attachment`).",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        **problems(400, 401, 503),
+    },
+    openapi_extra=_PLAYER_ONLY,
+)
+async def export_me(request: Request) -> Response:
+    player = await _me(request)
+    head = await players_of(request).export_head(player)
+    parts = await records_of(request).export(player, head)
+    return StreamingResponse(
+        parts,
+        media_type="application/json",
+        headers={
+            "Cache-Control": "no-store",
+            "Content-Disposition": f'attachment; filename="patience-{player}.json"',
+        },
+    )
+
+
+@players.post(
+    "/me/identities",
+    status_code=201,
+    response_model=IdentityShape,
+    summary="Link an outside identity to the player",
+    description="An OpenID Connect ID token of an issuer this service accepts (Sign in "
+    "with Apple, Google, the app's own login: docs/operations.md); with it the player "
+    "signs in on any device (POST /v1/sessions/identity). An identity belongs to one "
+    "player: one linked to another already is 409 `identity-taken`.",
+    responses={
+        201: ok("The identity, linked."),
+        **problems(400, 401, 404, 409, 413, 415, 422, 503),
+    },
+    openapi_extra=_PLAYER_ONLY,
+)
+async def link_identity(request: Request, body: IdentityRequest) -> Response:
+    player = await _me(request)
+    answer = await players_of(request).link_identity(player, body.id_token, body.nonce)
+    return _json(answer, 201)
+
+
+@players.get(
+    "/me/identities",
+    response_model=list[IdentityShape],
+    summary="The outside identities linked to the player",
+    responses={200: ok("The identities, oldest first."), **problems(400, 401, 503)},
+    openapi_extra=_PLAYER_ONLY,
+)
+async def list_identities(request: Request) -> Response:
+    player = await _me(request)
+    return _json(await players_of(request).identities_of(player))
 
 
 @players.post(
@@ -104,7 +195,7 @@ async def patch_me(request: Request, body: PlayerPatch) -> Response:
 )
 async def create_link_code(request: Request) -> Response:
     service = players_of(request)
-    return _json(await service.link_code(_me(request)), 201)
+    return _json(await service.link_code(await _me(request)), 201)
 
 
 @players.get(
@@ -124,7 +215,7 @@ async def list_my_games(
     cursor: Annotated[str | None, Query(max_length=256)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
 ) -> Response:
-    player = _me(request)
+    player = await _me(request)
     answer = await records_of(request).games(
         player,
         state=state,
@@ -146,7 +237,7 @@ async def list_my_games(
     openapi_extra=_PLAYER_ONLY,
 )
 async def my_statistics(request: Request) -> Response:
-    player = _me(request)
+    player = await _me(request)
     return _json(await records_of(request).statistics(player))
 
 
@@ -194,6 +285,26 @@ async def sign_out(request: Request, body: RefreshRequest) -> Response:
 )
 async def link(request: Request, body: LinkRequest) -> Response:
     return _json(await players_of(request).link(body.code, client_of(request)), 201)
+
+
+@sessions.post(
+    "/identity",
+    status_code=201,
+    response_model=SessionShape,
+    summary="Open a player on this device with an outside identity",
+    description="An OpenID Connect ID token of an identity linked to a player (POST "
+    "/v1/players/me/identities): a new session of that player, on this device; the "
+    "player's other sessions are not changed. At most 30 tries a minute per client.",
+    responses={
+        201: ok("A new session of the player."),
+        **problems(400, 401, 404, 413, 415, 422, 429, 503),
+    },
+    openapi_extra=_PUBLIC,
+)
+async def sign_in_with_identity(request: Request, body: IdentityRequest) -> Response:
+    service = players_of(request)
+    answer = await service.identity_session(body.id_token, body.nonce, client_of(request))
+    return _json(answer, 201)
 
 
 @well_known.get(
