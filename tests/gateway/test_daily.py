@@ -120,6 +120,9 @@ async def test_a_days_deal_is_the_players_first_attempt_then_practice(
     record = first.created["record"]
     assert record["daily"] == days.today().isoformat() and record["category"] == "daily"
     assert first.created["deal"] is None and record["winnable"] is True
+    # the first attempt ended, a later start is practice (while it is open: refused,
+    # tests/gateway/test_fair_play.py)
+    await daily_gateway.http.post(f"/v1/games/{first.id}/resign", headers=player.auth())
     second = await start(daily_gateway, player, "bisley")
     assert second.created["record"]["category"] == "practice"
     today = (await daily_gateway.http.get("/v1/daily", headers=player.auth())).json()
@@ -148,6 +151,7 @@ async def test_starting_daily_deals_is_rate_limited_and_none_is_offered_as_a_cha
         f"/v1/games/{game.id}/challenges", headers=player.auth()
     )
     assert_problem(offered, 409, "not-challengeable")
+    await daily_gateway.http.delete(f"/v1/games/{game.id}", headers=player.auth())
     statuses = [
         (await daily_gateway.http.post("/v1/daily/usk/games", headers=player.auth())).status_code
         for _ in range(10)
@@ -253,14 +257,13 @@ async def test_yesterdays_numbers_are_published(daily_gateway: Gateway, database
 # ---------------------------------------------------------------- leaderboards
 
 
-async def test_a_daily_score_orders_clean_wins_then_wins_then_moves_then_time() -> None:
-    clean = daily_score("won", True, 80, 90_000)
-    assert clean < daily_score("won", True, 81, 1_000)  # fewer moves first
-    assert daily_score("won", True, 80, 80_000) < clean  # then less time
-    assert clean < daily_score("won", False, 10, 1_000) < daily_score("stuck", False, 1, 1)
+async def test_a_daily_score_orders_clean_wins_then_wins_then_moves_and_ties_the_rest() -> None:
+    clean = daily_score("won", True, 80)
+    assert clean < daily_score("won", True, 81)  # fewer moves first
+    assert clean < daily_score("won", False, 10) < daily_score("stuck", False, 1)
     # every game not won ties, below every win: a quick resignation does not lead them
     lost = {
-        daily_score(outcome, False, moves, 5_000)
+        daily_score(outcome, False, moves)
         for outcome, moves in (
             ("stuck", 80),
             ("resigned", 1),
@@ -268,8 +271,11 @@ async def test_a_daily_score_orders_clean_wins_then_wins_then_moves_then_time() 
             ("abandoned", 0),
         )
     }
-    assert len(lost) == 1 and daily_score("won", False, 999_999, 10**9) < lost.pop()
-    assert daily_result(daily_score("resigned", False, 1, 1))["moves"] is None
+    assert len(lost) == 1 and daily_score("won", False, 999_999) < lost.pop()
+    assert daily_result(daily_score("resigned", False, 1), 5_000)["moves"] is None
+    # time is shown beside a win, not packed in its score: the same result ties
+    shown = daily_result(daily_score("won", True, 80), 90_000)
+    assert (shown["moves"], shown["active_seconds"], shown["clean"]) == (80, 90.0, True)
 
 
 async def test_a_rebuild_keeps_a_score_written_while_postgresql_was_read(redis: Any) -> None:

@@ -55,6 +55,13 @@ _KINDS = (
         "Authorization) does not have the documented form.",
     ),
     ProblemKind(
+        "unknown-parameter",
+        400,
+        "Unknown query parameter",
+        "The daily deals' and the leaderboards' operations refuse a query parameter they "
+        "do not take (a misspelt one would otherwise be answered as if left out).",
+    ),
+    ProblemKind(
         "invalid-cursor",
         400,
         "Invalid cursor",
@@ -120,6 +127,19 @@ _KINDS = (
         "Wrong token",
         "The bearer token does not open this game: not the token handed out when this "
         "anonymous game was created, or not the access token of the player who owns it.",
+    ),
+    ProblemKind(
+        "not-operator",
+        403,
+        "Operators only",
+        "The operators' routes take the gateway's OPERATOR_KEY as the bearer token; no "
+        "player's or game's token opens them, and without OPERATOR_KEY nothing does.",
+    ),
+    ProblemKind(
+        "unknown-player",
+        404,
+        "Unknown player",
+        "No player has this id.",
     ),
     ProblemKind(
         "bad-link-code",
@@ -206,6 +226,14 @@ _KINDS = (
         409,
         "Own challenge",
         "A player cannot take a challenge they offered.",
+    ),
+    ProblemKind(
+        "daily-attempt-open",
+        409,
+        "The day's first attempt is still open",
+        "A later start of a day's deal waits until the player's first attempt at it has "
+        "ended (won, stuck, resigned, or deleted): a copy played beside it would be a "
+        "rehearsal of the attempt that counts.",
     ),
     ProblemKind(
         "not-challengeable",

@@ -322,6 +322,14 @@ class Settings:
             "DAILY_VARIANTS", "the variants with a daily deal (none: every one)", parse=comma_list
         ),
     ] = ()
+    # The operators' routes (docs/operations.md, "Moderation"): none without it.
+    operator_key: Annotated[
+        str,
+        variable(
+            "OPERATOR_KEY",
+            "the bearer token of the operators' routes, 32 characters or more (none: refused)",
+        ),
+    ] = ""
     # From the environment, less than the games' time to live (`from_env`).
     abandon_after_seconds: Annotated[
         int,

@@ -114,17 +114,21 @@ def next_record(
 ) -> GameRecord:
     """The record after a change of `kind` (records.record: MOVE, AUTOPLAY, UNDO, REDO,
     RESTART) that leads to `view`; `applied`: the moves a move applied (the player's,
-    then any safe moves played with it)."""
+    then any safe moves played with it), or the safe moves an autoplay applied. Every
+    card moved counts as a move, autoplay's too: a line is as long with autoplay on as
+    off, so a day's board that ranks by moves ranks the line, not the setting."""
     if kind == game_record.MOVE and applied:
         first = applied[0].kind
         record = game.record.changed(
             kind,
             now_ms,
-            moves=1,
+            moves=len(applied),
             redeals=int(first == game_pb2.MOVE_KIND_REDEAL),
             deals=int(first == game_pb2.MOVE_KIND_DEAL),
             autoplayed=len(applied) > 1,
         )
+    elif kind == game_record.AUTOPLAY:
+        record = game.record.changed(kind, now_ms, moves=len(applied))
     else:
         record = game.record.changed(kind, now_ms)
     if view is not None:
@@ -398,7 +402,11 @@ async def _autoplay(games: Games, game: OwnedGame[Loaded], _: None) -> Made | Re
     game as it is (200, the same version, nothing stored or published)."""
     reply = await games.ask(games.engine.autoplay(game.state))
     meta, changed = game.meta, bool(reply.applied)
-    record = next_record(game, AUTOPLAY.name, games.clock(), reply.view) if changed else game.record
+    record = (
+        next_record(game, AUTOPLAY.name, games.clock(), reply.view, reply.applied)
+        if changed
+        else game.record
+    )
     body = answers.autoplay_json(
         game.id,
         game.version + changed,
@@ -590,16 +598,45 @@ async def abandon(games: Games, game_id: str, abandon_after: timedelta, now: int
     due = game.record.last_change_ms + int(abandon_after.total_seconds() * 1000)
     if due > now:
         return AbandonCheck(AbandonResult.LATER, _moment(due))
+    outcome = await _end_abandoned(games, game, now)
+    if outcome is Outcome.OK:
+        return AbandonCheck(AbandonResult.ENDED)
+    if outcome is Outcome.GONE:
+        return AbandonCheck(AbandonResult.GONE)
+    return AbandonCheck(AbandonResult.LATER, _moment(now))  # it changed: look again soon
+
+
+async def _end_abandoned(games: Games, game: OwnedGame[Loaded], now: int) -> Outcome:
+    """Closes the game's record as abandoned at `now`, if it is still at the version
+    read: the store's outcome (its end announced to the drain when written)."""
     view = await games.ask(games.engine.player_view(game.state))
     record = game.record.ended(ABANDONED, now)
     made = Made(view, game.view_json(view, version=game.version + 1, record=record), record)
     result, _, _ = await _commit(games, "abandon", game, made)
     if result.outcome is Outcome.OK:
-        await games.announce(game_id)
-        return AbandonCheck(AbandonResult.ENDED)
-    if result.outcome is Outcome.GONE:
-        return AbandonCheck(AbandonResult.GONE)
-    return AbandonCheck(AbandonResult.LATER, _moment(now))  # it changed: look again soon
+        await games.announce(game.id)
+    return result.outcome
+
+
+# a game that changes between its reading and its end is read again, this many times
+_SUPERSEDE_TRIES = 5
+
+
+async def supersede(games: Games, game_id: str, player_id: str) -> bool:
+    """Ends the player's earlier ranked game as abandoned, now that a new one of its
+    category and variant was dealt (`games.ranked`); whether it was open until now."""
+    for _ in range(_SUPERSEDE_TRIES):
+        loaded = await games.store.peek(game_id)
+        if loaded is None:
+            return False
+        game = OwnedGame.of(game_id, loaded)
+        if game.record.finished or game.owner != player_id:
+            return False
+        outcome = await _end_abandoned(games, game, games.clock())
+        if outcome is not Outcome.STALE:
+            return outcome is Outcome.OK
+    log.warning("game %s kept changing; it was not ended for the player's new game", game_id)
+    return False
 
 
 def _moment(ms: int) -> datetime:

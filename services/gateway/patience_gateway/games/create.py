@@ -18,7 +18,7 @@ import logging
 
 from solitaire.v1 import engine_pb2, game_pb2
 
-from patience_gateway.games import answers
+from patience_gateway.games import answers, ranked
 from patience_gateway.games.answers import Reply, created_headers, json_bytes
 from patience_gateway.games.change import facts_of, started_entry
 from patience_gateway.games.create_once import (
@@ -129,6 +129,7 @@ async def create(
         if created.outcome is Outcome.OK:
             if stored.outbox_entry:
                 await games.announce(game_id)
+            await ranked.end_earlier(games, player or "", category, reply.view.variant, game_id)
             return game_id, Reply(201, payload, created_headers())
         if once is None:
             continue
@@ -160,6 +161,7 @@ async def start_dealt(
     if created.outcome is not Outcome.OK:  # a 144-bit id drawn twice
         raise ProblemError("internal", "the server failed to deal the game")
     await games.announce(game_id)
+    await ranked.end_earlier(games, player_id, category, view.variant, game_id)
     return game_id, Reply(201, payload, created_headers())
 
 

@@ -13,7 +13,10 @@ or regardless once a day's preparing has waited PATIENCE_SECONDS for it.
 A player starts today's deal of a variant with POST /v1/daily/{variant}/games: a player's
 game from the state as dealt. Its first attempt that day (`daily_attempts`) counts as
 `daily` in the statistics and on the day's leaderboard; a later attempt at the same deal
-is practice (the player has seen it).
+is practice (the player has seen it), and is dealt only once the first attempt has
+ended (`409 daily-attempt-open` before): a practice copy played beside the first
+attempt would let the player try lines there and then play the one that wins in the
+attempt that counts.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
 import orjson
 from patience_contract.client import EngineError
@@ -39,6 +42,7 @@ from patience_gateway.games.security import new_game_id
 from patience_gateway.games.service import Games
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import daily_repository, days
+from patience_gateway.records.board_shapes import DailyShape
 from patience_gateway.records.daily_repository import DailyDeal
 from patience_gateway.records.record import DAILY, PRACTICE, GameRecord
 from patience_gateway.storage.database import Database, DatabaseUnavailable
@@ -171,7 +175,7 @@ class DailyDeals:
                 if player_id is not None
                 else {}
             )
-        body: dict[str, Any] = {
+        body: DailyShape = {
             "day": today.isoformat(),
             "ends_in_seconds": max(days.end_ms(today) - now, 0) // 1000,
             "deals": [
@@ -192,6 +196,14 @@ class DailyDeals:
             },
         }
         return orjson.dumps(body)
+
+    async def _open(self, game_id: str) -> bool:
+        """Whether the game is still being played (Redis keeps it, its record open)."""
+        loaded = await self.games.store.peek(game_id)
+        if loaded is None:
+            return False
+        meta = loaded.meta
+        return not GameRecord.read(meta.record, meta.hints, meta.created).finished
 
     async def start(self, player_id: str, variant: str) -> tuple[str, Reply]:
         """A new game of today's deal of `variant` for the player."""
@@ -218,6 +230,13 @@ class DailyDeals:
             first = await daily_repository.first_attempt(
                 connection, today, variant, player_id, game_id, started
             )
+            if first != game_id and await self._open(first):
+                raise ProblemError(
+                    "daily-attempt-open",
+                    f"the first attempt at today's {variant} deal ({first}) is still "
+                    "open: finish, resign or delete it before playing the deal again",
+                    headers={"Location": f"/v1/games/{first}"},
+                )
             category = DAILY if first == game_id else PRACTICE
             record = GameRecord.new(now, winnable=True)
             return await start_dealt(

@@ -4,10 +4,19 @@
 Boards, each a Redis sorted set (`storage.boards`) kept from PostgreSQL's records:
 
 - `daily:<variant>:<day>`: the first attempts at a day's deal, ranked by a clean win,
-  then a win, then the rest; then fewest moves; then least active time;
-- `wins:<variant>:all` and `wins:<variant>:<ISO week>`: games won in the ranked
-  categories (random, winnable and daily deals: never a deal the player could choose);
-- `streaks:<variant>`: the best streak of wins in a ranked category.
+  then a win, then the rest; then fewest moves (every card moved, autoplay's too).
+  Identical results share their rank: active time is shown, never ranked, so a
+  program's speed does not put it before a person who played the same line;
+- `wins:<variant>:all` and `wins:<variant>:<ISO week>`: clean wins in the ranked
+  categories (random, winnable and daily deals: never a deal the player could
+  choose); a win with undo, redo, restart or hint counts in the player's statistics,
+  not here;
+- `streaks:<variant>`: the longest run of clean wins in a ranked category, in the
+  order its games ended; any other end (a loss, an abandoned or deleted game, a win
+  with help) ends a run.
+
+A player an operator keeps off the boards (`records.moderation`) is on none of them:
+every query below leaves out the players of `board_exclusions`.
 
 The drain (`records.outbox`) writes a player's scores after each game's end reached
 PostgreSQL, as absolute values read back from it, so writing them twice changes nothing;
@@ -18,10 +27,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import Any, Final
+from typing import Final
 
 from psycopg import AsyncConnection
 
+from patience_gateway.records.board_shapes import (
+    BoardRow,
+    BoardShape,
+    DailyBoardRow,
+    DailyBoardShape,
+    DailyResult,
+)
 from patience_gateway.records.entries import ENDED, Entry
 from patience_gateway.records.record import DAILY, RANKED, WON
 from patience_gateway.storage.boards import Boards, Ranked
@@ -32,35 +48,33 @@ WINS_BOARD: Final = "wins"
 STREAKS_BOARD: Final = "streaks"
 ALL_TIME: Final = "all"
 
-# A daily board's score, lower first: the kind of result, then the moves, then the
-# active time, packed in one number exact in a double (53 bits). A game not won is
-# ranked below every win, tied with every other game not won: how few moves a loss took
-# says nothing of how well it was played (a resignation after one move would lead).
+# A daily board's score, lower first: the kind of result, then the moves, packed in one
+# whole number. A game not won is ranked below every win, tied with every other game
+# not won: how few moves a loss took says nothing of how well it was played (a
+# resignation after one move would lead). Time is not in the score: two players who
+# made the same result share its rank, whoever was quicker.
 _CLEAN_WIN, _WIN, _NOT_WON = 0, 1, 2
 _MOVES_LIMIT: Final = 1 << 20
-_TIME_LIMIT_MS: Final = 1 << 30
 
 
-def daily_score(outcome: str | None, clean: bool, moves: int, active_ms: int) -> float:
+def daily_score(outcome: str | None, clean: bool, moves: int) -> float:
     if outcome != WON:
-        return float(_NOT_WON * _MOVES_LIMIT * _TIME_LIMIT_MS)
+        return float(_NOT_WON * _MOVES_LIMIT)
     kind = _CLEAN_WIN if clean else _WIN
-    packed = (kind * _MOVES_LIMIT + min(moves, _MOVES_LIMIT - 1)) * _TIME_LIMIT_MS
-    return float(packed + min(active_ms, _TIME_LIMIT_MS - 1))
+    return float(kind * _MOVES_LIMIT + min(moves, _MOVES_LIMIT - 1))
 
 
-def daily_result(score: float) -> dict[str, Any]:
-    """What a daily board's score says, unpacked."""
+def daily_result(score: float, active_ms: int | None) -> DailyResult:
+    """What a daily board's score says, unpacked, with the attempt's active time."""
     packed = int(score)
-    active_ms = packed % _TIME_LIMIT_MS
-    moves = (packed // _TIME_LIMIT_MS) % _MOVES_LIMIT
-    kind = packed // _TIME_LIMIT_MS // _MOVES_LIMIT
+    moves = packed % _MOVES_LIMIT
+    kind = packed // _MOVES_LIMIT
     won = kind != _NOT_WON
     return {
         "won": won,
         "clean": kind == _CLEAN_WIN,
         "moves": moves if won else None,
-        "active_seconds": active_ms / 1000 if won else None,
+        "active_seconds": active_ms / 1000 if won and active_ms is not None else None,
     }
 
 
@@ -104,25 +118,45 @@ class Leaderboards:
         if entry.kind != ENDED or facts.category not in RANKED or record.finished_ms is None:
             return
         finished = datetime.fromtimestamp(record.finished_ms / 1000, UTC)
-        week = week_of(finished.date())
+        daily = facts.daily if facts.category == DAILY else None
+        await self._write(facts.player_id, facts.variant, week_of(finished.date()), daily)
+
+    async def _write(self, player: str, variant: str, week: str | None, day: str | None) -> None:
+        """The player's scores on the variant's boards (the all-time wins, the streaks,
+        the `week`'s wins, the `day`'s board), as PostgreSQL has them."""
         async with self.database.transaction() as connection:
-            wins = await _wins(connection, facts.player_id, facts.variant, None)
-            weekly = await _wins(connection, facts.player_id, facts.variant, week)
-            streak = await _best_streak(connection, facts.player_id, facts.variant)
-            daily = (
-                await _daily_score(connection, facts.player_id, facts.variant, facts.daily)
-                if facts.category == DAILY and facts.daily
-                else None
-            )
-        player = facts.player_id
+            wins = await _wins(connection, player, variant, None)
+            weekly = await _wins(connection, player, variant, week) if week else 0
+            streak = await _best_streak(connection, player, variant)
+            daily = await _daily_score(connection, player, variant, day) if day else None
         if wins:
-            await self.boards.set_score(wins_name(facts.variant, ALL_TIME), player, wins)
-        if weekly:
-            await self.boards.set_score(wins_name(facts.variant, week), player, weekly)
+            await self.boards.set_score(wins_name(variant, ALL_TIME), player, wins)
+        if weekly and week:
+            await self.boards.set_score(wins_name(variant, week), player, weekly)
         if streak:
-            await self.boards.set_score(streaks_name(facts.variant), player, streak)
-        if daily is not None and facts.daily:
-            await self.boards.set_score(daily_name(facts.variant, facts.daily), player, daily)
+            await self.boards.set_score(streaks_name(variant), player, streak)
+        if daily is not None and day:
+            score, active_ms = daily
+            await self.boards.set_score(daily_name(variant, day), player, score, active_ms)
+
+    # ------------------------------------------------------------------ one player
+
+    async def boards_of(self, player_id: str) -> list[BoardOf]:
+        """Every board the player's finished ranked games could put them on."""
+        async with self.database.transaction() as connection:
+            return await _boards_of(connection, player_id)
+
+    async def take_off(self, player_id: str) -> None:
+        """Takes the player off every board they are on (the player kept off them in
+        PostgreSQL first: the drain then writes them on none)."""
+        for board in await self.boards_of(player_id):
+            for name in board.names():
+                await self.boards.remove(name, player_id)
+
+    async def put_back(self, player_id: str) -> None:
+        """Writes the player's scores on every board again, from PostgreSQL."""
+        for board in await self.boards_of(player_id):
+            await self._write(player_id, board.variant, board.week, board.day)
 
     # ------------------------------------------------------------------ rebuilding
 
@@ -131,22 +165,25 @@ class Leaderboards:
         if await self.boards.built(name):
             return
         kind, variant, *period = name.split(":")
+        times: dict[str, int] = {}
         async with self.database.transaction() as connection:
             if kind == DAILY_BOARD:
-                scores = await _all_daily_scores(connection, variant, period[0])
+                found = await _all_daily_scores(connection, variant, period[0])
+                scores = {player: score for player, (score, _) in found.items()}
+                times = {player: active for player, (_, active) in found.items()}
             elif kind == WINS_BOARD:
                 scores = await _all_wins(
                     connection, variant, None if period[0] == ALL_TIME else period[0]
                 )
             else:
                 scores = await _all_streaks(connection, variant)
-        await self.boards.rebuild(name, scores, high_first=high_first(name))
+        await self.boards.rebuild(name, scores, high_first=high_first(name), times=times)
 
     # ------------------------------------------------------------------ reading
 
     async def read(
         self, name: str, *, top: int, around: int, player_id: str | None
-    ) -> dict[str, Any]:
+    ) -> BoardShape | DailyBoardShape:
         await self.ensure(name)
         first = high_first(name)
         leaders = await self.boards.page(name, 0, top, high_first=first)
@@ -158,24 +195,39 @@ class Leaderboards:
                 start = max(where - around, 0)
                 mine = await self.boards.page(name, start, 2 * around + 1, high_first=first)
                 me = next((r for r in mine if r.player_id == player_id), None)
-        names = await self._names({r.player_id for r in leaders + mine})
-        daily = name.startswith(DAILY_BOARD + ":")
+        shown = list(dict.fromkeys(r.player_id for r in leaders + mine))
+        names = await self._names(set(shown))
+        size = await self.boards.size(name)
+        if name.startswith(DAILY_BOARD + ":"):
+            times = await self.boards.times(name, shown)
 
-        def row(ranked: Ranked) -> dict[str, Any]:
-            entry: dict[str, Any] = {
+            def daily_row(ranked: Ranked) -> DailyBoardRow:
+                return {
+                    "rank": ranked.rank,
+                    "player": ranked.player_id,
+                    "display_name": names.get(ranked.player_id),
+                    **daily_result(ranked.score, times.get(ranked.player_id)),
+                }
+
+            return {
+                "board": name,
+                "size": size,
+                "top": [daily_row(r) for r in leaders],
+                "me": daily_row(me) if me is not None else None,
+                "around": [daily_row(r) for r in mine],
+            }
+
+        def row(ranked: Ranked) -> BoardRow:
+            return {
                 "rank": ranked.rank,
                 "player": ranked.player_id,
                 "display_name": names.get(ranked.player_id),
+                "score": int(ranked.score),
             }
-            if daily:
-                entry.update(daily_result(ranked.score))
-            else:
-                entry["score"] = int(ranked.score)
-            return entry
 
         return {
             "board": name,
-            "size": await self.boards.size(name),
+            "size": size,
             "top": [row(r) for r in leaders],
             "me": row(me) if me is not None else None,
             "around": [row(r) for r in mine],
@@ -193,7 +245,47 @@ class Leaderboards:
         return {str(row[0]): row[1] for row in rows}
 
 
-_RANKED_SQL: Final = "category = ANY(%s)"
+@dataclass(frozen=True, slots=True)
+class BoardOf:
+    """A variant's boards a player may be on: the all-time wins and the streaks, and a
+    week's wins or a day's board."""
+
+    variant: str
+    week: str | None = None
+    day: str | None = None
+
+    def names(self) -> list[str]:
+        found = [wins_name(self.variant, ALL_TIME), streaks_name(self.variant)]
+        if self.week:
+            found.append(wins_name(self.variant, self.week))
+        if self.day:
+            found.append(daily_name(self.variant, self.day))
+        return found
+
+
+# The games the boards count: ranked, finished, of a player not kept off the boards.
+_COUNTED_SQL: Final = (
+    "category = ANY(%s) AND finished_at IS NOT NULL "
+    "AND NOT EXISTS (SELECT 1 FROM board_exclusions x WHERE x.player_id = games.player_id)"
+)
+
+
+async def _boards_of(connection: AsyncConnection, player_id: str) -> list[BoardOf]:
+    weeks = await (
+        await connection.execute(
+            "SELECT DISTINCT variant, (finished_at AT TIME ZONE 'UTC')::date FROM games "
+            "WHERE player_id = %s AND category = ANY(%s) AND finished_at IS NOT NULL",
+            (player_id, list(RANKED)),
+        )
+    ).fetchall()
+    found = [BoardOf(str(row[0]), week_of(row[1])) for row in weeks]
+    attempts = await (
+        await connection.execute(
+            "SELECT variant, day FROM daily_attempts WHERE player_id = %s", (player_id,)
+        )
+    ).fetchall()
+    found += [BoardOf(str(row[0]), day=row[1].isoformat()) for row in attempts]
+    return list(dict.fromkeys(found))
 
 
 async def _wins(connection: AsyncConnection, player_id: str, variant: str, week: str | None) -> int:
@@ -204,7 +296,7 @@ async def _wins(connection: AsyncConnection, player_id: str, variant: str, week:
 async def _all_wins(
     connection: AsyncConnection, variant: str, week: str | None, player_id: str | None = None
 ) -> dict[str, float]:
-    where = [f"variant = %s AND {_RANKED_SQL} AND outcome = 'won'"]
+    where = [f"variant = %s AND {_COUNTED_SQL} AND outcome = 'won' AND clean"]
     params: list[object] = [variant, list(RANKED)]
     if week is not None:
         start, end = week_bounds(week)
@@ -230,14 +322,24 @@ async def _best_streak(connection: AsyncConnection, player_id: str, variant: str
 async def _all_streaks(
     connection: AsyncConnection, variant: str, player_id: str | None = None
 ) -> dict[str, float]:
-    where, params = f"variant = %s AND {_RANKED_SQL}", [variant, list(RANKED)]
+    """The longest run of clean wins of each player, in one ranked category at a time,
+    in the order the games ended (as the statistics order them): each game that is
+    not a clean win starts a new run, numbered by how many such games came before."""
+    where, params = f"variant = %s AND {_COUNTED_SQL}", [variant, list(RANKED)]
     if player_id is not None:
         where += " AND player_id = %s"
         params.append(player_id)
     rows = await (
         await connection.execute(
-            f"SELECT player_id, max(best_streak) FROM statistics WHERE {where} "
-            "GROUP BY player_id HAVING max(best_streak) > 0",
+            "SELECT player_id, max(run) FROM ("
+            " SELECT player_id, count(*) AS run FROM ("
+            "  SELECT player_id, category, clean_win, sum(CASE WHEN clean_win THEN 0 ELSE 1 END)"
+            "   OVER (PARTITION BY player_id, category ORDER BY finished_at, id) AS broken"
+            "  FROM (SELECT player_id, category, finished_at, id,"
+            "   coalesce(outcome = 'won' AND clean, false) AS clean_win"
+            f"   FROM games WHERE {where}) AS ended"
+            " ) AS numbered WHERE clean_win GROUP BY player_id, category, broken"
+            ") AS runs GROUP BY player_id",
             params,
         )
     ).fetchall()
@@ -246,15 +348,17 @@ async def _all_streaks(
 
 async def _daily_score(
     connection: AsyncConnection, player_id: str, variant: str, day: str
-) -> float | None:
+) -> tuple[float, int] | None:
     scores = await _all_daily_scores(connection, variant, day, player_id)
     return scores.get(player_id)
 
 
 async def _all_daily_scores(
     connection: AsyncConnection, variant: str, day: str, player_id: str | None = None
-) -> dict[str, float]:
-    """The finished first attempts at the day's deal."""
+) -> dict[str, tuple[float, int]]:
+    """The finished first attempts at the day's deal, each with its active time. An
+    attempt counts from its deal: one deleted or abandoned before a move is on the
+    board, below every win."""
     where, params = "a.day = %s AND a.variant = %s", [date.fromisoformat(day), variant]
     if player_id is not None:
         where += " AND a.player_id = %s"
@@ -263,8 +367,9 @@ async def _all_daily_scores(
         await connection.execute(
             "SELECT a.player_id, g.outcome, coalesce(g.clean, false), g.moves, g.active_ms "
             "FROM daily_attempts a JOIN games g ON g.id = a.game_id "
-            f"WHERE {where} AND g.finished_at IS NOT NULL AND g.moves > 0",
+            f"WHERE {where} AND g.finished_at IS NOT NULL AND NOT EXISTS "
+            "(SELECT 1 FROM board_exclusions x WHERE x.player_id = a.player_id)",
             params,
         )
     ).fetchall()
-    return {str(row[0]): daily_score(row[1], bool(row[2]), row[3], row[4]) for row in rows}
+    return {str(row[0]): (daily_score(row[1], bool(row[2]), row[3]), int(row[4])) for row in rows}

@@ -21,7 +21,7 @@ from psycopg.types.json import Jsonb
 
 from patience_gateway.records import statistics
 from patience_gateway.records.entries import ENDED, STARTED, Entry
-from patience_gateway.records.record import ABANDONED, GameRecord
+from patience_gateway.records.record import ABANDONED, RANKED, GameRecord
 from patience_gateway.records.statistics import Figures, Finished
 
 
@@ -117,17 +117,23 @@ async def _ended(
         entry.facts.player_id,
         entry.facts.variant,
         entry.facts.category,
-        finished_of(entry.facts.game_id, entry.record),
+        finished_of(entry.facts.game_id, entry.record, entry.facts.category),
     )
     return True
 
 
-def finished_of(game_id: str, record: GameRecord) -> Finished:
+def finished_of(game_id: str, record: GameRecord, category: str) -> Finished:
     assert record.finished_ms is not None and record.outcome is not None
     when = moment(record.finished_ms)
     assert when is not None
     return Finished(
-        game_id, when, record.outcome, bool(record.clean), record.active_ms, record.moves
+        game_id,
+        when,
+        record.outcome,
+        bool(record.clean),
+        record.active_ms,
+        record.moves,
+        category in RANKED,
     )
 
 
@@ -137,7 +143,7 @@ async def count(
     """Counts one finished game (whose row is complete) in its statistics: folded in
     when it ends after every game counted so far, else the figures are counted again
     from the rows (a game whose end reached PostgreSQL late)."""
-    if not game.counts:  # abandoned without a move: nothing was played
+    if not game.counts:  # practice abandoned without a move: nothing was played
         return
     key = (player_id, variant, category)
     await connection.execute(
@@ -205,7 +211,8 @@ async def finished_games(
             (player_id, variant, category),
         )
     ).fetchall()
-    return [Finished(*row) for row in rows]
+    ranked = category in RANKED
+    return [Finished(row[0], row[1], row[2], row[3], row[4], row[5], ranked) for row in rows]
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,12 +361,18 @@ async def check_later(connection: AsyncConnection, game_id: str, when: datetime)
 async def record_lost(connection: AsyncConnection, game_id: str, now: datetime) -> None:
     """A game in play that Redis no longer has (expired while PostgreSQL was away, or
     lost with Redis's data): closed as abandoned with what PostgreSQL knew of it. Its
-    moves are unknown (0), so it does not count in the statistics."""
-    await connection.execute(
-        "UPDATE games SET finished_at = %s, outcome = %s, check_after = NULL "
-        "WHERE id = %s AND finished_at IS NULL",
-        (now, ABANDONED, game_id),
-    )
+    moves are unknown (0): a practice game does not count in the statistics, a ranked
+    one counts as played from its deal, as every ranked game does."""
+    row = await (
+        await connection.execute(
+            "UPDATE games SET finished_at = %s, outcome = %s, check_after = NULL "
+            "WHERE id = %s AND finished_at IS NULL RETURNING player_id, variant, category",
+            (now, ABANDONED, game_id),
+        )
+    ).fetchone()
+    if row is not None and row[2] in RANKED:
+        lost = Finished(game_id, now, ABANDONED, False, 0, 0, ranked=True)
+        await count(connection, str(row[0]), str(row[1]), str(row[2]), lost)
 
 
 @dataclass(frozen=True, slots=True)

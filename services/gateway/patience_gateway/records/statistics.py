@@ -7,8 +7,12 @@ end arrives out of order, so the stored figures always equal a recount from the
 records (a test holds them to it).
 
 What counts (docs/api.md, Statistics):
-- played: every finished game that counts; a game abandoned without a single move
-  does not count at all (nothing was played), as in PySolFC;
+- played: every finished game that counts. A ranked game (a random, winnable or daily
+  deal: `record.RANKED`) counts from the moment it is dealt, so a deal seen and then
+  deleted or left is played and not won, and ends a streak (else a player could pass
+  on every deal that looks hard, and the boards would rank the deals chosen); a
+  practice game abandoned without a single move does not count (nothing was played,
+  and nothing ranks it), as in PySolFC;
 - won, and the losses by kind: lost (the game ended stuck, or was resigned after the
   service had proven that no line wins it), resigned, abandoned;
 - clean wins: won without undo, redo, restart or hint (`record.GameRecord.clean`);
@@ -36,10 +40,12 @@ class Finished:
     clean: bool
     active_ms: int
     moves: int
+    # a random, winnable or daily deal (record.RANKED): it counts from its deal
+    ranked: bool = False
 
     @property
     def counts(self) -> bool:
-        return not (self.outcome == ABANDONED and self.moves == 0)
+        return self.ranked or not (self.outcome == ABANDONED and self.moves == 0)
 
 
 @dataclass(frozen=True)

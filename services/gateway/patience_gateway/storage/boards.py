@@ -1,11 +1,16 @@
-"""Leaderboards in Redis: one sorted set per board (`board:{<name>}`), players by score,
-read in a round trip or two however many players a board holds.
+"""Leaderboards in Redis: one sorted set per board (`board:v2:{<name>}`), players by
+score, read in a round trip or two however many players a board holds.
 
 A board's scores are absolute values computed from PostgreSQL (`records.leaderboards`),
 so writing one again changes nothing, and a board Redis lost is written again from
 PostgreSQL (`rebuild`, which merges: a score never gets worse). A second key,
-`board:{<name>}:built`, says the board was built: a board that is empty because nobody
-is on it yet is not rebuilt at every read.
+`board:v2:{<name>}:built`, says the board was built: a board that is empty because
+nobody is on it yet is not rebuilt at every read. A day's board keeps each player's
+active time beside the score (`board:v2:{<name>}:time`, a hash): shown, never ranked.
+
+`v2`: the boards as ranked since clean wins alone count and a day's board ranks no
+time; the boards of before (`board:{<name>}`) are left to expire, and every board is
+built again from PostgreSQL under these rules when it is first read.
 """
 
 from __future__ import annotations
@@ -21,11 +26,15 @@ BOARD_TTL_SECONDS: Final = 90 * 86400  # a day's or a week's board, long after i
 
 
 def board_key(name: str) -> bytes:
-    return f"board:{{{name}}}".encode()
+    return f"board:v2:{{{name}}}".encode()
 
 
 def built_key(name: str) -> bytes:
-    return f"board:{{{name}}}:built".encode()
+    return f"board:v2:{{{name}}}:built".encode()
+
+
+def time_key(name: str) -> bytes:
+    return f"board:v2:{{{name}}}:time".encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,15 +50,39 @@ class Boards:
     def __init__(self, redis: Redis | RedisCluster) -> None:
         self.redis = redis
 
-    async def set_score(self, name: str, player_id: str, score: float) -> None:
+    async def set_score(
+        self, name: str, player_id: str, score: float, time_ms: int | None = None
+    ) -> None:
         key = board_key(name)
         await self.redis.zadd(key, {player_id: score})
         await self.redis.expire(key, BOARD_TTL_SECONDS)
+        if time_ms is not None:
+            await self.redis.hset(time_key(name), player_id, time_ms)
+            await self.redis.expire(time_key(name), BOARD_TTL_SECONDS)
+
+    async def remove(self, name: str, player_id: str) -> None:
+        """Takes the player off the board (a board of a player kept off the boards)."""
+        await self.redis.zrem(board_key(name), player_id)
+        await self.redis.hdel(time_key(name), player_id)
+
+    async def times(self, name: str, players: list[str]) -> dict[str, int]:
+        """The active times kept beside a day's board, of these players."""
+        if not players:
+            return {}
+        found: Any = await self.redis.hmget(time_key(name), players)
+        return {player: int(value) for player, value in zip(players, found, strict=True) if value}
 
     async def built(self, name: str) -> bool:
         return bool(await self.redis.exists(built_key(name)))
 
-    async def rebuild(self, name: str, scores: Mapping[str, float], *, high_first: bool) -> None:
+    async def rebuild(
+        self,
+        name: str,
+        scores: Mapping[str, float],
+        *,
+        high_first: bool,
+        times: Mapping[str, int] | None = None,
+    ) -> None:
         """The board given `scores` (what PostgreSQL knew when it was read), merged into
         what Redis holds: a score only ever gets better (wins and streaks grow, a day's
         first attempt is scored once), so each player keeps the better of the two, and
@@ -60,6 +93,11 @@ class Boards:
             chunk = dict(items[start : start + 10_000])
             await self.redis.zadd(key, chunk, gt=high_first, lt=not high_first)
         await self.redis.expire(key, BOARD_TTL_SECONDS)
+        if times:
+            pairs = list(times.items())
+            for start in range(0, len(pairs), 10_000):
+                await self.redis.hset(time_key(name), mapping=dict(pairs[start : start + 10_000]))
+            await self.redis.expire(time_key(name), BOARD_TTL_SECONDS)
         await self.redis.set(built_key(name), b"1", ex=BOARD_TTL_SECONDS)
 
     async def size(self, name: str) -> int:

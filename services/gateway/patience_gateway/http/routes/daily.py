@@ -3,18 +3,26 @@
 
 from __future__ import annotations
 
+import hmac
 from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from starlette.responses import Response
 
 from patience_gateway.games.daily import DailyDeals
-from patience_gateway.http.exchange import games_of, players_of, send, token_of
+from patience_gateway.games.shapes import CreatedGame
+from patience_gateway.http.exchange import games_of, players_of, send, services_of, token_of
 from patience_gateway.http.openapi import ETAG_HEADER, LOCATION_HEADER, PLAYER_SCHEME, ok, problems
 from patience_gateway.problems import ProblemError
-from patience_gateway.records import days
+from patience_gateway.records import days, moderation
+from patience_gateway.records.board_shapes import (
+    BoardShape,
+    DailyBoardShape,
+    DailyShape,
+    StandingShape,
+)
 from patience_gateway.records.leaderboards import (
     ALL_TIME,
     Leaderboards,
@@ -23,14 +31,33 @@ from patience_gateway.records.leaderboards import (
     week_of,
     wins_name,
 )
+from patience_gateway.records.requests import StandingChange
 
 # How far back a day's board can be read.
 BOARD_DAYS = timedelta(days=366)
 # A day as written: YYYY-MM-DD, nothing else (records.days.parse reads it).
 DAY_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
 
-daily = APIRouter(prefix="/v1/daily", tags=["daily"])
-boards = APIRouter(prefix="/v1/leaderboards", tags=["daily"])
+
+def known_query(request: Request) -> None:
+    """Refuses a query parameter the operation does not take (400 unknown-parameter):
+    a misspelt `top` or `period` would otherwise be answered as if it were left out."""
+    route = request.scope.get("route")
+    dependant = getattr(route, "dependant", None)
+    if dependant is None:
+        return
+    known = {param.alias for param in dependant.query_params}
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        raise ProblemError(
+            "unknown-parameter",
+            f"this operation takes no query parameter {', '.join(map(repr, unknown))}"
+            + (f"; it takes {', '.join(sorted(known))}" if known else ""),
+        )
+
+
+daily = APIRouter(prefix="/v1/daily", tags=["daily"], dependencies=[Depends(known_query)])
+boards = APIRouter(prefix="/v1/leaderboards", tags=["daily"], dependencies=[Depends(known_query)])
 
 Variant = Annotated[str, Path(max_length=64, examples=["bisley"])]
 Top = Annotated[int, Query(ge=1, le=100, description="Players from the top.")]
@@ -64,11 +91,12 @@ def _json(body: bytes) -> Response:
 
 @daily.get(
     "",
+    response_model=DailyShape,
     summary="Today's deals, and yesterday's numbers",
     description="One deal per variant and UTC day, proven winnable, the same for every "
     "player; its number is hidden until the day is over. With a player's access token, "
     "the player's attempts today.",
-    responses={200: ok("The day's deals."), **problems(401, 503)},
+    responses={200: ok("The day's deals."), **problems(400, 401, 503)},
     openapi_extra={"security": [{}, {PLAYER_SCHEME: []}]},
 )
 async def daily_deals(request: Request) -> Response:
@@ -78,12 +106,15 @@ async def daily_deals(request: Request) -> Response:
 @daily.post(
     "/{variant}/games",
     status_code=201,
+    response_model=CreatedGame,
     summary="Start today's deal of a variant",
     description="A player's game of today's deal. The first attempt of the day counts on "
-    "the day's board and as `daily` in the statistics; a later attempt is practice.",
+    "the day's board and as `daily` in the statistics, from the moment it is dealt; a "
+    "later attempt is practice, dealt only once the first attempt has ended (409 "
+    "`daily-attempt-open` before).",
     responses={
         201: ok("The new game.", Location=LOCATION_HEADER, ETag=ETAG_HEADER),
-        **problems(401, 404, 429, 503),
+        **problems(400, 401, 404, 409, 429, 503),
     },
     openapi_extra={"security": [{PLAYER_SCHEME: []}]},
 )
@@ -107,9 +138,11 @@ _BOARD_EXTRA: dict[str, Any] = {"security": [{}, {PLAYER_SCHEME: []}]}
 
 @boards.get(
     "/daily/{variant}",
+    response_model=DailyBoardShape,
     summary="A day's board of first attempts",
-    description="Ranked by a clean win, then a win, then the rest; then fewest moves; then "
-    "least active time. `day` defaults to today (UTC).",
+    description="Ranked by a clean win, then a win, then the rest; then fewest moves "
+    "(every card moved, autoplay's too). The same result shares its rank: active time is "
+    "shown, not ranked. `day` defaults to today (UTC).",
     responses={200: ok("The board."), **problems(400, 401, 404, 503)},
     openapi_extra=_BOARD_EXTRA,
 )
@@ -140,8 +173,10 @@ async def daily_board(
 
 @boards.get(
     "/wins/{variant}",
-    summary="Games won, over all time or this week",
-    description="Wins in the ranked categories (random, winnable and daily deals).",
+    response_model=BoardShape,
+    summary="Clean wins, over all time or this week",
+    description="Clean wins (without undo, redo, restart or hint) in the ranked categories "
+    "(random, winnable and daily deals).",
     responses={200: ok("The board."), **problems(400, 401, 404, 503)},
     openapi_extra=_BOARD_EXTRA,
 )
@@ -158,7 +193,10 @@ async def wins_board(
 
 @boards.get(
     "/streaks/{variant}",
-    summary="Best streaks of wins",
+    response_model=BoardShape,
+    summary="Best streaks of clean wins",
+    description="The longest run of clean wins in a ranked category, in the order the "
+    "games ended; a loss, an abandoned or deleted game or a win with help ends a run.",
     responses={200: ok("The board."), **problems(400, 401, 404, 503)},
     openapi_extra=_BOARD_EXTRA,
 )
@@ -166,3 +204,66 @@ async def streaks_board(
     request: Request, variant: Variant, top: Top = 10, around: Around = 2
 ) -> Response:
     return await _board(request, variant, streaks_name(variant), top, around)
+
+
+# ---------------------------------------------------------------- the operators' routes
+
+
+def _operator(request: Request) -> None:
+    """Refuses a request without the gateway's OPERATOR_KEY as its bearer token (403
+    not-operator): a player's access token, or any other, opens nothing here."""
+    key = services_of(request).settings.operator_key
+    given = request.headers.get("authorization", "")
+    scheme, _, token = given.partition(" ")
+    if (
+        not key
+        or scheme.lower() != "bearer"
+        or not hmac.compare_digest(token.strip().encode(), key.encode())
+    ):
+        raise ProblemError(
+            "not-operator", "this route takes the gateway's operator key, and nothing else"
+        )
+
+
+def _standing_json(found: moderation.Standing) -> Response:
+    body: StandingShape = {
+        "player": found.player_id,
+        "on_boards": found.on_boards,
+        "audit": [
+            {
+                "action": line.action,
+                "reason": line.reason,
+                "operator": line.operator,
+                "at": line.at.isoformat(),
+            }
+            for line in found.audit
+        ],
+    }
+    return _json(orjson.dumps(body))
+
+
+PlayerId = Annotated[str, Path(min_length=1, max_length=64)]
+
+
+@boards.get("/players/{player_id}", include_in_schema=False)
+async def player_standing(request: Request, player_id: PlayerId) -> Response:
+    """Whether the player is on the boards, and who changed it when and why."""
+    _operator(request)
+    return _standing_json(await moderation.standing(_boards_of(request), player_id))
+
+
+@boards.put("/players/{player_id}", include_in_schema=False)
+async def set_player_standing(
+    request: Request, player_id: PlayerId, change: StandingChange
+) -> Response:
+    """Keeps the player off every board and day's ranking, or puts them back (audited).
+    docs/operations.md, "Moderation"."""
+    _operator(request)
+    found = await moderation.set_standing(
+        _boards_of(request),
+        player_id,
+        on_boards=change.on_boards,
+        operator=change.operator,
+        reason=change.reason,
+    )
+    return _standing_json(found)

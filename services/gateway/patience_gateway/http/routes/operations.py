@@ -124,7 +124,10 @@ async def _add_engine_states(engine: EngineClient, body: Health) -> None:
     summary="Prometheus metrics",
     response_class=Response,
     responses={
-        200: {"content": {"text/plain": {}}, "description": "Prometheus text format."},
+        200: {
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "Prometheus text format.",
+        },
         **problems(),
     },
 )

@@ -72,7 +72,7 @@ _LAST_EVENT_ID = {
             "description": "`text/event-stream`: events `view`, `move`, `undo`, `redo`, "
             "`autoplay`, `settings`, `restart`, `resign`, `claim`, `abandon`, `deleted`, "
             "`expired`; each id is the game's version.",
-            "content": {"text/event-stream": {}},
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
         **problems(401, 403, 404),
     },
