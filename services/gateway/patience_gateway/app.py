@@ -172,6 +172,7 @@ def create_app(settings: Settings | None = None, *, served: bool = False) -> Fas
                 DrainSettings(abandon_after, sweep_seconds=settings.outbox_sweep_seconds),
                 schema_ready,
                 leaderboards,
+                on_arrival=metrics.record_arrived,
             )
             with tracing.untraced():
                 drain = asyncio.create_task(app.state.drain.run())

@@ -1,8 +1,8 @@
 """Prometheus metrics: requests, latency, moves applied, errors, winnable deals added
-to the pools and served, and the connections each process holds to Redis and
-PostgreSQL (`http.connections` samples them). What is read from Redis or PostgreSQL at
-the time of the scrape (the outbox, the pools' depths, whether each answers) is added
-by `http.scrape`. The names and what they mean: docs/operations.md, "Observing it".
+to the pools and served, the age of games' records as they reach PostgreSQL, and the
+connections each process holds to Redis and PostgreSQL (`http.connections` samples
+them). What is read from Redis or PostgreSQL at the time of the scrape (the outbox,
+the pools' depths, whether each answers) is added by `http.scrape`. The names and what they mean: docs/operations.md, "Observing it".
 
 Each app has its own registry (several apps can live in one process, as in the
 tests). Label children are cached in plain dicts so that the hot path costs a dict
@@ -70,6 +70,16 @@ class Metrics:
             ["variant", "source"],
             registry=self.registry,
         )
+        # From the change a record reports (its outbox entry written in Redis) to its
+        # arrival in PostgreSQL: moments, unless Redis or PostgreSQL was away, or the
+        # entry's announcement was lost and the drain's sweep found it.
+        self.record_arrival = Histogram(
+            "patience_gateway_record_arrival_seconds",
+            "Age of a game's record (an outbox entry) when it reaches PostgreSQL, by kind",
+            ["kind"],
+            registry=self.registry,
+            buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 600.0, 1800.0),
+        )
         # Connections held by the gateway's processes (summed over the live workers).
         self.redis_connections = Gauge(
             "patience_gateway_redis_pool_connections",
@@ -130,6 +140,9 @@ class Metrics:
 
     def winnable_deal_served(self, variant: str, source: str) -> None:
         self.winnable_served.labels(variant, source).inc()
+
+    def record_arrived(self, kind: str, seconds: float) -> None:
+        self.record_arrival.labels(kind).observe(seconds)
 
     def response(self, scraped: Collector | None = None) -> Response:
         """Every metric, with those `scraped` at this scrape."""

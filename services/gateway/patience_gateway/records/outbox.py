@@ -84,6 +84,18 @@ class DrainSettings:
     clock: Callable[[], int] = _now_ms
 
 
+# (the entry's kind, its age in seconds): told as each entry reaches PostgreSQL
+Arrival = Callable[[str, float], None]
+
+
+def age_of(stream_id: bytes, now: float) -> float:
+    """Seconds since Redis wrote the outbox entry `stream_id` (a stream id begins with
+    Redis's clock then, in milliseconds): the age of a record as it arrives in
+    PostgreSQL, from the change it reports."""
+    written_ms = int(stream_id.split(b"-", 1)[0])
+    return max(0.0, now - written_ms / 1000)
+
+
 class OutboxDrain:
     def __init__(
         self,
@@ -93,8 +105,10 @@ class OutboxDrain:
         settings: DrainSettings,
         schema_ready: Callable[[], Awaitable[None]],
         leaderboards: Leaderboards | None = None,
+        on_arrival: Arrival | None = None,
     ) -> None:
         self.leaderboards = leaderboards
+        self.on_arrival = on_arrival
         self.outbox = outbox
         self.database = database
         self.abandon = abandon
@@ -173,6 +187,8 @@ class OutboxDrain:
                 if self.leaderboards is not None:  # again if need be: absolute values
                     await self.leaderboards.after_end(entry)
                 self.applied += 1
+                if self.on_arrival is not None:
+                    self.on_arrival(entry.kind, age_of(item.stream_id, time.time()))
             left = await self.outbox.applied(game_id, [item.stream_id for item in entries])
             if not left:
                 break

@@ -10,7 +10,9 @@ from urllib.parse import urlsplit
 from redis.asyncio import Redis
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from patience_gateway.settings import Settings
 from patience_gateway.storage.failures import STORAGE_DOWN
@@ -33,18 +35,39 @@ def seed_nodes(redis_url: str) -> tuple[str, list[tuple[str, int]]]:
     return items[0], nodes
 
 
+# A command that met a dead connection is sent again on a fresh one, after 0.1, 0.2,
+# 0.4 and 0.8 s: a Redis restarted (or a failover) within about 1.5 s costs the
+# request nothing but the wait; the store's deadline on each call bounds it all.
+RETRIES = 4
+BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)
+# A connection idle this long is PINGed before it is used again (and made afresh if
+# the PING fails): one whose server went away without a word (a network cut) is
+# found before a command is lost on it.
+HEALTH_CHECK_SECONDS = 5
+
+
 def open_redis(settings: Settings) -> Redis | RedisCluster:
     """The client for settings.redis_url.
 
-    No automatic retries: a write whose reply was lost must not be sent twice
-    blindly. The client sees 503 and retries with its Idempotency-Key instead; a
-    cluster client that met an error reads the topology afresh on its next command.
-    No socket timeout either: GameStore puts one deadline on each call instead.
+    Connections that died with the server they reached (a Redis restarted, a primary
+    failed over) are made afresh and the command sent again, by redis-py's own retry
+    (RETRIES, BACKOFF) on connection errors and timeouts, and idle connections are
+    checked before use (HEALTH_CHECK_SECONDS): so the step that queues a finished game's
+    record (`OutboxStore.announce`) reaches the restarted Redis instead of waiting for
+    the drain's sweep. Sending a command again is safe even when its first sending was
+    carried out and only the reply lost: a game's scripts change a game only at the
+    version they read (a second sending finds it moved on and changes nothing; one with
+    an Idempotency-Key answers what the first did), a create only under an id still
+    free, and the outbox's and the drain's commands give the same result twice (a
+    rate limit may count one request twice: the safe side).
+    No socket timeout: GameStore puts one deadline on each call instead.
     """
     common: dict[str, Any] = {
         "socket_timeout": None,
         "socket_connect_timeout": settings.redis_timeout_seconds,
-        "retry": Retry(NoBackoff(), 0),
+        "retry": Retry(BACKOFF, RETRIES),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError],
+        "health_check_interval": HEALTH_CHECK_SECONDS,
     }
     if not settings.redis_cluster:
         return Redis.from_url(settings.redis_url, **common)
