@@ -38,6 +38,7 @@ PROMISED = {
     "PatiencePostgresDown",
     "PatienceSearchQueueFull",
     "PatienceOutboxLagging",
+    "PatienceRecordsLate",  # records reaching PostgreSQL minutes after the game's end
     "PatienceStatesKeyUnknown",
     "PatienceFileDescriptorsRunningOut",
     # the SLOs' error budgets, paging and ticket
