@@ -39,11 +39,11 @@ async def _creates(settings: Settings, variant: str, games: int, fill: bool) -> 
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
-            redis = app.state.redis
+            redis = app.state.services.redis
             name = pool_name(variant, ())
             await redis.delete(pool_key(name))
             if fill:
-                deals = app.state.games.winnable
+                deals = app.state.services.games.winnable
                 assert deals is not None, "the gateway was built without winnable deals"
                 for _ in range(games):
                     game = await deals.search(variant, (), 60)

@@ -122,8 +122,8 @@ async def _run(settings: Settings, variants: list[str], args: argparse.Namespace
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://gateway") as http:
-            pools = WinnablePools(app.state.redis)
-            size_of = app.state.games.winnable.settings.size_of
+            pools = WinnablePools(app.state.services.redis)
+            size_of = app.state.services.games.winnable.settings.size_of
             print(f"filling pools of {args.pool_size}, {args.pool_sizes or 'every variant'}")
             await _fill(pools, variants, size_of, args.fill_seconds)
             print(f"bursts of {args.creates} creates over {args.seconds:g} s, from full pools")
@@ -137,7 +137,7 @@ async def _run(settings: Settings, variants: list[str], args: argparse.Namespace
                 await _fill(pools, [variant], size_of, args.fill_seconds)
                 while await pools.take(name) is not None:
                     pass
-                app.state.games.winnable.taken.set()  # as a create taking them would
+                app.state.services.games.winnable.taken.set()  # as a create taking them would
                 refilled = await _fill(pools, [variant], size_of, args.fill_seconds)
                 burst = await _burst(http, pools, variant, args.creates, args.seconds)
                 size, fill = size_of(name), refilled.get(variant)

@@ -138,8 +138,8 @@ def use_clock(app: FastAPI, clock: Callable[[], int]) -> None:
     """Gives the gateway's records `clock`. Its outbox drain, which works in the
     background, reads a SteadyClock without moving it: otherwise the times a test's
     requests write would depend on when the drain happened to look."""
-    app.state.games.clock = clock
-    drain = getattr(app.state, "drain", None)
+    app.state.services.games.clock = clock
+    drain = app.state.services.drain
     if drain is not None:
         drain.settings = replace(drain.settings, clock=getattr(clock, "read", clock))
 

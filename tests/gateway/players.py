@@ -97,7 +97,7 @@ async def eventually(
 
 async def drained(gateway: Gateway) -> None:
     """Every outbox entry applied to PostgreSQL (one drain round, run here)."""
-    drain = gateway.app.state.drain
+    drain = gateway.app.state.services.drain
     await drain.schema_ready()
     while await drain.drain():
         pass

@@ -1,5 +1,5 @@
 """Forcing races in the gateway: a dependency of its game operations (the engine client
-or the store, `app.state.games`) replaced for a block by a wrapper that holds or
+or the store, `app.state.services.games`) replaced for a block by a wrapper that holds or
 interleaves calls, so that the order a test needs happens for sure instead of by
 scheduling."""
 
@@ -38,7 +38,7 @@ class Around:
 @contextmanager
 def wrapped(gateway: Gateway, part: str, method: str, around: Any) -> Iterator[None]:
     """The games' `part` ("engine" or "store") with `method` wrapped, in the block."""
-    games = gateway.app.state.games
+    games = gateway.app.state.services.games
     original = getattr(games, part)
     setattr(games, part, Around(original, method, around))
     try:

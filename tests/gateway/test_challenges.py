@@ -128,7 +128,7 @@ async def test_expired_and_mistyped_codes_deal_nothing(
     assert_problem(
         await records_gateway.http.get("/v1/challenges/ZZZZ-ZZZZ"), 404, "bad-challenge-code"
     )
-    now_s = records_gateway.app.state.games.clock() / 1000  # the gateway's clock
+    now_s = records_gateway.app.state.services.games.clock() / 1000  # the gateway's clock
     async with await psycopg.AsyncConnection.connect(database_url) as connection:
         await connection.execute(
             "UPDATE challenges SET expires_at = to_timestamp(%s) WHERE game_id = %s",

@@ -51,7 +51,7 @@ async def daily_gateway(daily_settings: Settings) -> AsyncIterator[Gateway]:
     """A gateway on the real clock (a day's deal is hidden until the real day is over)
     with today's deals of two variants prepared."""
     async with running_gateway(daily_settings, clock=real_clock) as gateway:
-        await gateway.app.state.daily.prepare(days.today())
+        await gateway.app.state.services.daily.prepare(days.today())
         yield gateway
 
 
@@ -97,8 +97,8 @@ async def test_the_days_deals_are_the_same_everywhere_and_after_a_restart(
     assert set(kept) >= set(VARIANTS)
     async with running_gateway(daily_settings, clock=real_clock) as other:
         again = await asyncio.gather(
-            other.app.state.daily.prepare(days.today()),
-            daily_gateway.app.state.daily.prepare(days.today()),
+            other.app.state.services.daily.prepare(days.today()),
+            daily_gateway.app.state.services.daily.prepare(days.today()),
         )
     assert {v: d.deal for v, d in again[0].items()} == {v: d.deal for v, d in again[1].items()}
     assert await today_deals(database_url) == kept
@@ -109,7 +109,7 @@ async def test_the_days_deals_are_the_same_everywhere_and_after_a_restart(
     )
     assert mine.created["piles"] == theirs.created["piles"]
     # tomorrow's deal is prepared ahead
-    await daily_gateway.app.state.daily.prepare(days.today() + timedelta(days=1))
+    await daily_gateway.app.state.services.daily.prepare(days.today() + timedelta(days=1))
 
 
 async def test_a_days_deal_is_the_players_first_attempt_then_practice(
@@ -163,7 +163,7 @@ async def test_a_start_that_redis_refuses_keeps_the_first_attempt(
     daily_gateway: Gateway, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     player = await new_player(daily_gateway)
-    store = daily_gateway.app.state.games.store
+    store = daily_gateway.app.state.services.games.store
 
     async def refused(*args: Any, **kwargs: Any) -> Any:
         raise redis_errors.ConnectionError("Redis went away")
@@ -212,7 +212,7 @@ async def test_the_days_number_shows_nowhere_before_the_day_is_over(
     undone = await daily_gateway.http.post(f"{path}/undo", headers=player.auth())
     restarted = await daily_gateway.http.post(f"{path}/restart", headers=player.auth())
     seen += [undone.text, restarted.text]
-    events = await daily_gateway.app.state.games.store.open_stream(game.id, None)
+    events = await daily_gateway.app.state.services.games.store.open_stream(game.id, None)
     seen += [entry.body.decode() for entry in events.recent]
     # once Redis no longer keeps it, the game is replayed from PostgreSQL: hidden there too
     shared = await daily_gateway.http.post(f"{path}/shares", headers=player.auth())
@@ -325,7 +325,7 @@ async def test_the_wins_and_streak_boards_with_ties_around_me_and_a_rebuild(
     variant = "cody"
     players = [await new_player(records_gateway, f"p{n}") for n in range(6)]
     wins = [5, 3, 3, 2, 0, 1]
-    await records_gateway.app.state.players.schema_ready()
+    await records_gateway.app.state.services.players.schema_ready()
     async with await psycopg.AsyncConnection.connect(database_url) as connection:
         for player, count in zip(players, wins, strict=True):
             for n in range(count):

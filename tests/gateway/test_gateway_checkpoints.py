@@ -148,7 +148,7 @@ async def test_a_long_game_of_the_earlier_layout_is_undone_in_batches_the_engine
 
     keys = game_keys(game.id)
     dealt = game_pb2.SealedState.FromString(await redis.lindex(keys.states, 0))
-    engine = gateway.app.state.games.engine
+    engine = gateway.app.state.services.games.engine
     current = await engine.apply_moves(dealt, moves[:ENGINE_BATCH_LIMIT])
     current = await engine.apply_moves(current.state, moves[ENGINE_BATCH_LIMIT:])
     await redis.rpush(keys.moves, *moves)

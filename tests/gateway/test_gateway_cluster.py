@@ -73,7 +73,7 @@ async def test_a_gateway_knows_the_slots_before_its_first_request(
     assert len(primaries) == 3 and len(replicas) == 3
     for _ in range(3):
         async with waiting_gateway(redis_cluster, engine, wait_ms=300) as gateway:
-            known = {node.port for node in gateway.app.state.redis.get_nodes()}
+            known = {node.port for node in gateway.app.state.services.redis.get_nodes()}
             assert known >= {node.port for node in primaries}
             with contextlib.ExitStack() as frozen:
                 for replica in replicas:

@@ -151,7 +151,7 @@ async def test_undo_and_redo_retries_apply_once(gateway: Gateway) -> None:
 async def test_a_game_keeps_the_answers_of_its_latest_keys(
     gateway: Gateway, redis: aioredis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = gateway.app.state.games.store
+    store = gateway.app.state.services.games.store
     monkeypatch.setattr(store, "_max_answers", b"3")
     game = await gateway.create("bisley", deal=29)
     view = game.created

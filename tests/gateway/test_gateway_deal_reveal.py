@@ -66,7 +66,7 @@ async def test_undo_after_a_random_deal_ends_keeps_it_open_and_marked(gateway: G
     game.follow(autoplayed)  # a new version when it played a safe move
     assert (autoplayed.json()["deal"], autoplayed.json()["replayed"]) == (deal, True)
     # and the view an event stream sends when it catches up
-    games = gateway.app.state.games
+    games = gateway.app.state.services.games
     start = await game_streams.reopen(games, game.id)
     assert start is not None
     streamed = await game_streams.view_body(games, game.id, start.version, start.state)

@@ -233,7 +233,7 @@ async def test_nothing_to_undo_or_redo_is_409(gateway: Gateway) -> None:
 
 async def test_body_too_large_by_content_length_is_413(gateway: Gateway) -> None:
     game = await _game(gateway)
-    limit = gateway.app.state.settings.max_body_bytes
+    limit = gateway.app.state.services.settings.max_body_bytes
     padding = "x" * limit
     response = await gateway.http.post(
         f"/v1/games/{game.id}/moves", json={"move": padding}, headers=game.auth()
@@ -245,7 +245,7 @@ async def test_body_too_large_by_content_length_is_413(gateway: Gateway) -> None
 
 async def test_chunked_body_too_large_is_refused_before_it_is_all_read(gateway: Gateway) -> None:
     game = await _game(gateway)
-    limit = gateway.app.state.settings.max_body_bytes
+    limit = gateway.app.state.services.settings.max_body_bytes
     chunk = b" " * 1024
     chunks = 100 * limit // len(chunk)
     sent = 0
@@ -392,7 +392,7 @@ async def test_duplicate_json_keys_are_400_on_every_route(gateway: Gateway) -> N
 
 async def test_unexpected_failure_is_a_generic_500(gateway: Gateway) -> None:
     game = await _game(gateway)
-    service = gateway.app.state.games
+    service = gateway.app.state.services.games
     original = service.engine
 
     class Exploding:

@@ -289,7 +289,7 @@ async def test_a_stopping_gateway_ends_its_streams_and_is_not_held_up_by_them(
 async def test_a_stream_ends_with_expired_when_its_game_expires(gateway: Gateway) -> None:
     """Told by the hub's sweep (tests/gateway/test_gateway_event_hub.py), or found on
     catching up after the subscriber reconnected: the stream sends `expired` and ends."""
-    games: Games = gateway.app.state.games
+    games: Games = gateway.app.state.services.games
     for told in (GameEvent("expired", 0, b"{}"), RESYNC):
         game_id = new_game_id()  # no such game: it expired
         listener = Listener(game_id)

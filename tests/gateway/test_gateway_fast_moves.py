@@ -182,7 +182,7 @@ async def test_ordinary_moves_take_the_fast_path(
 
 async def test_an_unexpected_failure_on_the_fast_path_is_a_generic_500(gateway: Gateway) -> None:
     game = await gateway.create("bisley", deal=11)
-    service = gateway.app.state.games
+    service = gateway.app.state.services.games
     original = service.engine
 
     class Exploding:

@@ -118,7 +118,7 @@ async def test_a_random_deal_stays_hidden_while_playing(gateway: Gateway) -> Non
 
 
 async def test_undo_of_a_history_longer_than_one_engine_batch(gateway: Gateway) -> None:
-    service = gateway.app.state.games
+    service = gateway.app.state.services.games
     game = await gateway.create("bisley", deal=42)
     views = [game.created]
     for turn in range(7):

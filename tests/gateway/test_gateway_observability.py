@@ -121,7 +121,7 @@ async def pooled(records_settings: Settings) -> AsyncIterator[Gateway]:
 
 
 async def test_the_metrics_read_at_the_scrape_and_sampled(pooled: Gateway) -> None:
-    pools = pooled.app.state.scrape.pools
+    pools = pooled.app.state.services.scrape.pools
     await pools.want(pool_name("bisley", ()))
     while await pools.take(pool_name("bisley", ())) is not None:
         pass  # an empty pool: the create below is searched

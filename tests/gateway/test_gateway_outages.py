@@ -235,7 +235,7 @@ async def test_games_expire_after_their_time_to_live(
 
 
 async def test_every_use_renews_the_time_to_live(gateway: Gateway, redis: aioredis.Redis) -> None:
-    ttl_ms = gateway.app.state.settings.game_ttl_seconds * 1000
+    ttl_ms = gateway.app.state.services.settings.game_ttl_seconds * 1000
     game = await gateway.create("bisley", deal=504)
     assert (await gateway.move(game, await _next_move(gateway, game), key="renew")).is_success
     assert (await gateway.move(game, await _next_move(gateway, game))).is_success

@@ -63,7 +63,7 @@ async def test_a_peek_leaves_the_games_time_to_live_and_a_read_renews_it(
     check that must not keep a game alive: a player's list of games, the abandoned
     games' sweep) does not."""
     game = await gateway.create("usk", deal=4)
-    store = gateway.app.state.games.store
+    store = gateway.app.state.services.games.store
     meta = game_keys(game.id).meta
     full_ms = await redis.pttl(meta)
     assert full_ms > 60_000

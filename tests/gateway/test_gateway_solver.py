@@ -250,7 +250,7 @@ async def test_autoplay_and_settings_are_published_to_the_games_streams(
     gateway: Gateway, redis: aioredis.Redis | RedisCluster
 ) -> None:
     game = await gateway.create("bisley", deal=WON_DEAL)
-    hub: EventHub = gateway.app.state.events
+    hub: EventHub = gateway.app.state.services.events
     async with hub.listen(game.id) as listener:  # a stream is open: its changes are kept
         played = _ok(await _autoplay(gateway, game), models.AutoplayResult)
         await _autoplay(gateway, game)  # nothing to play: nothing published

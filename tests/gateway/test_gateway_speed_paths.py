@@ -47,14 +47,14 @@ def test_the_setting_refuses_other_words() -> None:
 def uses_speed_paths(gateway: Gateway) -> tuple[bool, bool]:
     """Whether the gateway answers moves on the speed path, and runs scripts on one."""
     middleware = {entry.cls for entry in gateway.app.user_middleware}
-    runner = gateway.app.state.games.store.runner
+    runner = gateway.app.state.services.games.store.runner
     return MoveFastPath in middleware, isinstance(runner, NodeRunner)
 
 
 def test_the_environment_reaches_the_suites_gateways(gateway: Gateway) -> None:
     """Run with PATIENCE_SPEED_PATHS=off, the suite tests the references."""
     on = Settings.from_env({SPEED_PATHS_VARIABLE: os.environ.get(SPEED_PATHS_VARIABLE, "")})
-    assert gateway.app.state.settings.speed_paths is on.speed_paths
+    assert gateway.app.state.services.settings.speed_paths is on.speed_paths
     assert uses_speed_paths(gateway) == (on.speed_paths, on.speed_paths)
 
 
@@ -76,7 +76,7 @@ async def references(settings: Settings) -> AsyncIterator[Gateway]:
 def test_off_the_references_run(with_speed: Gateway, references: Gateway) -> None:
     assert uses_speed_paths(with_speed) == (True, True)
     assert uses_speed_paths(references) == (False, False)
-    assert isinstance(references.app.state.games.store.runner, RedisPyRunner)
+    assert isinstance(references.app.state.services.games.store.runner, RedisPyRunner)
 
 
 def test_the_seam_chooses_each_reference() -> None:

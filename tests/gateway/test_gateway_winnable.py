@@ -42,9 +42,9 @@ async def _create(gateway: Gateway, body: dict[str, object]) -> dict[str, object
 
 async def _verdict(gateway: Gateway, game_id: str) -> int:
     """The engine's verdict on the game's stored state, with a generous budget."""
-    loaded = await gateway.app.state.games.store.load(game_id)
+    loaded = await gateway.app.state.services.games.store.load(game_id)
     state = game_pb2.SealedState.FromString(loaded.state)
-    solved = await gateway.app.state.engine.solve(state, max_milliseconds=20_000)
+    solved = await gateway.app.state.services.engine.solve(state, max_milliseconds=20_000)
     return int(solved.verdict)
 
 
@@ -119,12 +119,12 @@ async def test_no_winnable_deal_in_time_is_503(settings: Settings, redis: Store)
 async def test_a_create_takes_a_deal_from_the_pool(pooled: Gateway, redis: Store) -> None:
     name = pool_name("little-billee", ())
     await redis.delete(pool_key(name))
-    deals = pooled.app.state.games.winnable
+    deals = pooled.app.state.services.games.winnable
     proven = await deals.search("little-billee", (), 10)
     await redis.lpush(pool_key(name), proven.state.SerializeToString())
     created = await _create(pooled, {"variant": "little-billee", "winnable": True})
     assert await redis.llen(pool_key(name)) == 0
-    loaded = await pooled.app.state.games.store.load(str(created["id"]))
+    loaded = await pooled.app.state.services.games.store.load(str(created["id"]))
     assert loaded.state == proven.state.SerializeToString()
     assert created["deal"] is None
     # the pool is empty: the next one is searched, and the pool is wanted from then on
@@ -142,8 +142,8 @@ async def test_a_pooled_state_the_engine_refuses_is_dropped(pooled: Gateway, red
 
 
 async def test_one_process_at_a_time_refills_the_pools(pooled: Gateway, redis: Store) -> None:
-    deals = pooled.app.state.games.winnable
-    engine = pooled.app.state.engine
+    deals = pooled.app.state.services.games.winnable
+    engine = pooled.app.state.services.engine
     await redis.delete(LOCK_KEY, POOLS_KEY)
     first, second = PoolRefill(deals, engine), PoolRefill(deals, engine)
     assert await first._hold_lock()
@@ -180,8 +180,8 @@ async def _forget(redis: Store, *variants: str) -> None:
 
 async def test_the_pools_take_turns_emptiest_first(pooled: Gateway, redis: Store) -> None:
     added: list[str] = []
-    deals = pooled.app.state.games.winnable
-    refill = PoolRefill(deals, pooled.app.state.engine, on_added=added.append)
+    deals = pooled.app.state.services.games.winnable
+    refill = PoolRefill(deals, pooled.app.state.services.engine, on_added=added.append)
     await _only_wanted(refill, redis, "little-billee", "bisley")
     await redis.lpush(pool_key(pool_name("bisley", ())), b"a deal already there")
     await refill._refill()
@@ -199,8 +199,8 @@ async def test_a_variant_keeps_the_pool_size_it_is_given(settings: Settings, red
         settings, winnable_pool_size=2, winnable_pool_sizes=(("little-billee", 3), ("cody", 0))
     )
     async with running_gateway(sized) as gateway:
-        deals = gateway.app.state.games.winnable
-        refill = PoolRefill(deals, gateway.app.state.engine)
+        deals = gateway.app.state.services.games.winnable
+        refill = PoolRefill(deals, gateway.app.state.services.engine)
         await _only_wanted(refill, redis, "bisley", "little-billee", "cody")
         await refill._refill()
         sizes = [
@@ -218,8 +218,8 @@ async def test_a_pool_the_engine_refuses_does_not_hold_up_the_others(
     pooled: Gateway, redis: Store
 ) -> None:
     # a variant the engine no longer has (say, after a downgrade), whose turn comes first
-    deals = pooled.app.state.games.winnable
-    refill = PoolRefill(deals, pooled.app.state.engine)
+    deals = pooled.app.state.services.games.winnable
+    refill = PoolRefill(deals, pooled.app.state.services.engine)
     await _only_wanted(refill, redis, "a-variant-gone", "bisley")
     await refill._refill()  # returns: the refused pool sits out, the others fill
     assert await redis.llen(pool_key(pool_name("bisley", ()))) == 2
@@ -232,7 +232,7 @@ async def test_a_deal_taken_wakes_the_refill(
 ) -> None:
     # no pause ends within the test: only the deal taken can start the next round
     monkeypatch.setattr(winnable_deals, "REFILL_PAUSE_SECONDS", 3600.0)
-    refill = PoolRefill(pooled.app.state.games.winnable, pooled.app.state.engine)
+    refill = PoolRefill(pooled.app.state.services.games.winnable, pooled.app.state.services.engine)
     await _only_wanted(refill, redis, "bisley")
     key = pool_key(pool_name("bisley", ()))
     running = asyncio.create_task(refill.run())
@@ -251,8 +251,8 @@ async def test_a_process_without_the_lock_looks_once_a_deal_taken(
     pooled: Gateway, redis: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(winnable_deals, "REFILL_PAUSE_SECONDS", 3600.0)
-    deals = pooled.app.state.games.winnable
-    holder = PoolRefill(deals, pooled.app.state.engine)
+    deals = pooled.app.state.services.games.winnable
+    holder = PoolRefill(deals, pooled.app.state.services.engine)
     await _only_wanted(holder, redis, "bisley")  # another process holds the lock
     looks = 0
 
@@ -268,7 +268,7 @@ async def test_a_process_without_the_lock_looks_once_a_deal_taken(
             assert asyncio.get_running_loop().time() < deadline, f"{looks} looks"
             await asyncio.sleep(0.01)
 
-    running = asyncio.create_task(Counted(deals, pooled.app.state.engine).run())
+    running = asyncio.create_task(Counted(deals, pooled.app.state.services.engine).run())
     try:
         await looked(1)
         await asyncio.sleep(0.1)  # into its wait

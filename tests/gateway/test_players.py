@@ -95,7 +95,7 @@ async def test_display_names_are_normalised(
 async def test_bad_display_names_are_refused_and_nothing_is_made(
     records_gateway: Gateway, database_url: str, refused: str
 ) -> None:
-    await records_gateway.app.state.players.schema_ready()
+    await records_gateway.app.state.services.players.schema_ready()
     before = await _players(database_url)
     response = await records_gateway.http.post(
         "/v1/players",

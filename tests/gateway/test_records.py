@@ -74,7 +74,7 @@ async def test_every_kind_of_change_counts_in_the_record(records_gateway: Gatewa
 
 async def test_a_gap_counts_up_to_five_minutes(records_gateway: Gateway) -> None:
     game = await records_gateway.create("bisley", deal=2)
-    clock = records_gateway.app.state.games.clock
+    clock = records_gateway.app.state.services.games.clock
     clock.now_ms += 3_600_000  # an hour away from the table
     moved = await play(records_gateway, game, [game.created["legal_moves"][0]])
     assert record(moved)["active_seconds"] == 300.0
@@ -183,7 +183,7 @@ async def test_resigning_a_game_proven_lost_is_a_loss_not_giving_up(
         "game-over",
     )
     other = await records_gateway.create("bisley", deal=31)
-    await records_gateway.app.state.games.store.after_hint(
+    await records_gateway.app.state.services.games.store.after_hint(
         other.id, int(other.etag.strip('"')), lost=True, count=False, plan=b""
     )  # as a hint that proved the game lost would
     resigned = await step(records_gateway, other, "resign")

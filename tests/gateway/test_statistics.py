@@ -118,8 +118,8 @@ async def test_an_entry_applied_twice_counts_once(
     records_gateway: Gateway, database_url: str
 ) -> None:
     player = await new_player(records_gateway)
-    drain = records_gateway.app.state.drain
-    outbox = records_gateway.app.state.games.outbox
+    drain = records_gateway.app.state.services.drain
+    outbox = records_gateway.app.state.services.games.outbox
     deal, moves = bisley_win()
     game = await new_game(records_gateway, player, "bisley", deal=deal)
     await drained(records_gateway)
@@ -150,7 +150,7 @@ async def test_an_end_whose_announcement_was_lost_is_found_and_counted_once(
     """A gateway killed between a game's last script (the entry written) and its
     announcement: the sweep finds the outbox."""
     player = await new_player(records_gateway)
-    games = records_gateway.app.state.games
+    games = records_gateway.app.state.services.games
     outbox = games.outbox
     games.outbox = None  # this gateway announces nothing, as if it died right after
     try:
@@ -203,12 +203,12 @@ async def test_the_drain_judges_abandonment_by_the_records_clock(
     where it is: a game is due by that clock, not the wall's, and a test's records are
     the same whenever the drain happens to look."""
     player = await new_player(records_gateway)
-    clock = records_gateway.app.state.games.clock
+    clock = records_gateway.app.state.services.games.clock
     game = await new_game(records_gateway, player, "bisley")
     await play(records_gateway, game, [game.created["legal_moves"][0]])
     await drained(records_gateway)
     before = clock.now_ms
-    await records_gateway.app.state.drain.check_abandoned()
+    await records_gateway.app.state.services.drain.check_abandoned()
     assert clock.now_ms == before
     view = await records_gateway.http.get(f"/v1/games/{game.id}", headers=player.auth())
     assert view.json()["record"]["outcome"] is None
@@ -216,8 +216,8 @@ async def test_the_drain_judges_abandonment_by_the_records_clock(
 
 async def test_a_game_left_alone_ends_abandoned(records_gateway: Gateway) -> None:
     player = await new_player(records_gateway)
-    games = records_gateway.app.state.games
-    drain = records_gateway.app.state.drain
+    games = records_gateway.app.state.services.games
+    drain = records_gateway.app.state.services.drain
     left = await new_game(records_gateway, player, "bisley")
     await play(records_gateway, left, [left.created["legal_moves"][0]])
     await drained(records_gateway)

@@ -46,7 +46,7 @@ async def test_the_client_of_an_overflowing_stream_gets_what_it_missed(
     """Over the real store: the stream had sent version 1, its queue overflowed while
     three moves were made; it sends those changes (or the whole view) up to the game's
     version, then goes on with the next change."""
-    games: Games = gateway.app.state.games
+    games: Games = gateway.app.state.services.games
     game = await gateway.create("bisley", deal=4)
     start = await game_streams.reopen(games, game.id)
     assert start is not None and start.version == 1

@@ -79,10 +79,10 @@ async def test_only_the_owner_gets_a_ticket(gateway: Gateway) -> None:
 async def test_a_ticket_opens_one_stream_of_its_own_game(gateway: Gateway) -> None:
     """The first use opens the stream where the game is; the same ticket again, a made-up
     one, another game's, or none at all is refused, each with its code."""
-    games: Games = gateway.app.state.games
+    games: Games = gateway.app.state.services.games
     game, other = await gateway.create("bisley", deal=5), await gateway.create("bisley", deal=6)
     view = await gateway.view(game)
-    hub: EventHub = gateway.app.state.events
+    hub: EventHub = gateway.app.state.services.events
     async with hub.listen(game.id):  # a stream hears the change: it is kept
         response = await gateway.move(game, view["legal_moves"][0])
     assert response.status_code == 200, response.text
@@ -116,7 +116,7 @@ async def test_a_stream_starts_from_the_game_as_it_is_and_its_view_is_the_games(
 ) -> None:
     """What a stream catching up reads is the game's version and state; the view it sends
     is GET's, byte for byte, and there is none once the game is gone."""
-    games: Games = gateway.app.state.games
+    games: Games = gateway.app.state.services.games
     game = await gateway.create("napoleon-at-st-helena", deal=3)
     view = await gateway.view(game)
     await gateway.move(game, view["legal_moves"][0])
@@ -137,7 +137,7 @@ async def test_the_streams_view_keeps_the_settings_and_a_proof_of_loss_for_its_v
     """Bisley's deal 9 is lost from the deal: once a hint proved it, the view a stream
     sends says so, with the game's autoplay setting, as GET does; the proof holds for the
     version it was made at only."""
-    games: Games = gateway.app.state.games
+    games: Games = gateway.app.state.services.games
     game = await gateway.create("bisley", deal=9)
     patched = await gateway.autoplay_on(game)
     assert patched.status_code == 200, patched.text

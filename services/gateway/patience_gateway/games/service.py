@@ -144,7 +144,7 @@ class OwnedGame(Generic[L]):
 
 @dataclass(slots=True)
 class Games:
-    """The game operations' dependencies: one per app (`app.state.games`)."""
+    """The game operations' dependencies: one per app (`Services.games`)."""
 
     engine: EngineClient
     store: GameStore

@@ -77,8 +77,6 @@ def http_app(
             {"name": "operations", "description": "Health, readiness, metrics."},
         ],
     )
-    app.state.settings = settings
-    app.state.metrics = metrics
     app.include_router(games.router)  # first: the router tries routes in order
     app.include_router(streams.router)
     app.include_router(players.players)

@@ -70,7 +70,7 @@ def display_name_of(raw: str | None) -> str | None:
 
 @dataclass
 class Players:
-    """The player routes' dependencies: one per app (`app.state.players`)."""
+    """The player routes' dependencies: one per app (`Services.players`)."""
 
     database: Database | None
     tokens: AccessTokens | None

@@ -50,7 +50,7 @@ def decode_cursor(cursor: str) -> tuple[datetime, str]:
 
 @dataclass
 class Records:
-    """The records routes' dependencies: one per app (`app.state.records`)."""
+    """The records routes' dependencies: one per app (`Services.records`)."""
 
     database: Database | None
     store: GameStore

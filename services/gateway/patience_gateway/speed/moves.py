@@ -166,7 +166,7 @@ class MoveFastPath:
         if request is None:
             return None
         reply = await change.run(
-            scope["app"].state.games,
+            scope["app"].state.services.games,
             change.MOVE,
             game_id,
             headers.get(b"authorization"),

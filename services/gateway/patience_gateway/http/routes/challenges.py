@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from patience_gateway.games import shapes
 from patience_gateway.games.challenges import Challenges
-from patience_gateway.http.exchange import client_of, players_of, send, token_of
+from patience_gateway.http.exchange import client_of, players_of, send, services_of, token_of
 from patience_gateway.http.openapi import ETAG_HEADER, LOCATION_HEADER, PLAYER_SCHEME, ok, problems
 from patience_gateway.http.routes.games import GameId
 
@@ -22,8 +22,7 @@ _PLAYER: dict[str, Any] = {"security": [{PLAYER_SCHEME: []}]}
 
 
 def _challenges_of(request: Request) -> Challenges:
-    found: Challenges = request.app.state.challenges
-    return found
+    return services_of(request).challenges
 
 
 def _json(body: bytes, status: int = 200) -> Response:

@@ -67,12 +67,11 @@ Around = Annotated[
 
 
 def _daily_of(request: Request) -> DailyDeals:
-    found: DailyDeals = request.app.state.daily
-    return found
+    return services_of(request).daily
 
 
 def _boards_of(request: Request) -> Leaderboards:
-    found: Leaderboards | None = request.app.state.leaderboards
+    found = services_of(request).leaderboards
     if found is None:
         raise ProblemError("records-unavailable", "this gateway has no PostgreSQL (DATABASE_URL)")
     return found

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from patience_gateway.games import change, create, read, replays, results, shapes
 from patience_gateway.games.requests import GamePatch, MoveRequest, NewGameRequest
 from patience_gateway.games.security import bearer_token
-from patience_gateway.http.exchange import games_of, send, token_of
+from patience_gateway.http.exchange import games_of, send, services_of, token_of
 from patience_gateway.http.openapi import (
     ENTITY_TAGS_SCHEMA,
     ETAG_HEADER,
@@ -372,7 +372,7 @@ async def replay(
     position: Annotated[int, Query(ge=0, le=1_000_000, description="Moves played.")] = 0,
 ) -> Response:
     reply = await replays.replay(
-        games_of(request), request.app.state.database, game_id, token_of(request), position
+        games_of(request), services_of(request).database, game_id, token_of(request), position
     )
     return send(reply)
 

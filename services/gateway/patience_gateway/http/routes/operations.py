@@ -14,13 +14,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
 from patience_contract.client import EngineClient, EngineError
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from solitaire.v1 import engine_pb2
 from starlette.responses import JSONResponse, Response
 
-from patience_gateway.http.metrics import Metrics
+from patience_gateway.http.exchange import services_of
 from patience_gateway.http.openapi import RETRY_AFTER_HEADER, ok, problems
-from patience_gateway.http.scrape import ScrapeSources, scrape
+from patience_gateway.http.scrape import scrape
 from patience_gateway.http.shapes import Health, ProblemType
 from patience_gateway.problems import KINDS, ProblemError
 from patience_gateway.storage.failures import STORAGE_DOWN
@@ -41,7 +41,7 @@ _INSTANCE_ID = {
 
 def _answer(request: Request, body: Health) -> JSONResponse:
     """`body`, with the gateway's instance id where it has one."""
-    instance: str = request.app.state.settings.instance_id
+    instance = services_of(request).settings.instance_id
     return JSONResponse(body, headers={INSTANCE_ID_HEADER: instance} if instance else None)
 
 
@@ -56,7 +56,7 @@ async def livez(request: Request) -> JSONResponse:
     return _answer(request, alive)
 
 
-async def _redis_ok(redis: Redis, timeout: float) -> bool:
+async def _redis_ok(redis: Redis | RedisCluster, timeout: float) -> bool:
     try:
         async with asyncio.timeout(timeout):
             return bool(await redis.ping())
@@ -75,8 +75,8 @@ async def _redis_ok(redis: Redis, timeout: float) -> bool:
     },
 )
 async def readyz(request: Request) -> JSONResponse:
-    state = request.app.state
-    engine: EngineClient = state.engine
+    state = services_of(request)
+    engine = state.engine
     with untraced():  # a probe, every few seconds
         redis_ok, engine_ok = await asyncio.gather(
             _redis_ok(state.redis, state.settings.redis_timeout_seconds), engine.health()
@@ -132,11 +132,10 @@ async def _add_engine_states(engine: EngineClient, body: Health) -> None:
     },
 )
 async def metrics(request: Request) -> Response:
-    registry: Metrics = request.app.state.metrics
-    sources: ScrapeSources | None = getattr(request.app.state, "scrape", None)
+    services = services_of(request)
     with untraced():
-        scraped = None if sources is None else await scrape(sources)
-    return registry.response(scraped)
+        scraped = await scrape(services.scrape)
+    return services.metrics.response(scraped)
 
 
 @router.get(

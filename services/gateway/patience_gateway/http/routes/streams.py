@@ -22,14 +22,13 @@ from starlette.responses import Response
 from patience_gateway.games import shapes
 from patience_gateway.games import streams as game_streams
 from patience_gateway.games.service import Games
-from patience_gateway.http.exchange import games_of, send, token_of
+from patience_gateway.http.exchange import games_of, send, services_of, token_of
 from patience_gateway.http.openapi import PLAYER_SCHEME, TICKET_SCHEME, TOKEN_SCHEME, problems
 from patience_gateway.http.routes.games import GameId
 from patience_gateway.problems import ProblemError
 from patience_gateway.storage.events import (
     CLOSING,
     RESYNC,
-    EventHub,
     GameEvent,
     Listener,
     StreamStart,
@@ -91,7 +90,7 @@ async def events(
     ] = None,
 ) -> Response:
     games = games_of(request)
-    hub: EventHub = request.app.state.events
+    hub = services_of(request).events
     seen = _version(request.headers.get("last-event-id") or last_event_id)
     opened = contextlib.AsyncExitStack()
     # Subscribed before the first read: whatever changes after that read is heard of.
@@ -107,7 +106,7 @@ async def events(
             async for event in game_events(games, listener, game_id, start, seen):
                 yield event
 
-    heartbeat = request.app.state.settings.stream_heartbeat_seconds
+    heartbeat = services_of(request).settings.stream_heartbeat_seconds
     return EventSourceResponse(stream(), ping=heartbeat, headers={"Cache-Control": "no-store"})
 
 
