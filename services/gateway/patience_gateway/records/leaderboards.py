@@ -141,22 +141,21 @@ class Leaderboards:
 
     # ------------------------------------------------------------------ one player
 
-    async def boards_of(self, player_id: str) -> list[BoardOf]:
-        """Every board the player's finished ranked games could put them on."""
-        async with self.database.transaction() as connection:
-            return await _boards_of(connection, player_id)
+    async def take_off(self, player_id: str, names: list[str]) -> None:
+        """Takes the player off these boards (kept off them in PostgreSQL first: the
+        drain then writes them on none)."""
+        for name in names:
+            await self.boards.remove(name, player_id)
 
-    async def take_off(self, player_id: str) -> None:
-        """Takes the player off every board they are on (the player kept off them in
-        PostgreSQL first: the drain then writes them on none)."""
-        for board in await self.boards_of(player_id):
-            for name in board.names():
-                await self.boards.remove(name, player_id)
-
-    async def put_back(self, player_id: str) -> None:
-        """Writes the player's scores on every board again, from PostgreSQL."""
-        for board in await self.boards_of(player_id):
-            await self._write(player_id, board.variant, board.week, board.day)
+    async def put_back(self, player_id: str, names: list[str]) -> None:
+        """Writes the player's scores on these boards again, from PostgreSQL."""
+        for name in names:
+            async with self.database.transaction() as connection:
+                scores, times = await _scores_of(connection, name, player_id)
+            if player_id in scores:
+                await self.boards.set_score(
+                    name, player_id, scores[player_id], times.get(player_id)
+                )
 
     # ------------------------------------------------------------------ rebuilding
 
@@ -164,19 +163,8 @@ class Leaderboards:
         """Rebuilds the board from PostgreSQL if Redis does not have it."""
         if await self.boards.built(name):
             return
-        kind, variant, *period = name.split(":")
-        times: dict[str, int] = {}
         async with self.database.transaction() as connection:
-            if kind == DAILY_BOARD:
-                found = await _all_daily_scores(connection, variant, period[0])
-                scores = {player: score for player, (score, _) in found.items()}
-                times = {player: active for player, (_, active) in found.items()}
-            elif kind == WINS_BOARD:
-                scores = await _all_wins(
-                    connection, variant, None if period[0] == ALL_TIME else period[0]
-                )
-            else:
-                scores = await _all_streaks(connection, variant)
+            scores, times = await _scores_of(connection, name)
         await self.boards.rebuild(name, scores, high_first=high_first(name), times=times)
 
     # ------------------------------------------------------------------ reading
@@ -245,24 +233,6 @@ class Leaderboards:
         return {str(row[0]): row[1] for row in rows}
 
 
-@dataclass(frozen=True, slots=True)
-class BoardOf:
-    """A variant's boards a player may be on: the all-time wins and the streaks, and a
-    week's wins or a day's board."""
-
-    variant: str
-    week: str | None = None
-    day: str | None = None
-
-    def names(self) -> list[str]:
-        found = [wins_name(self.variant, ALL_TIME), streaks_name(self.variant)]
-        if self.week:
-            found.append(wins_name(self.variant, self.week))
-        if self.day:
-            found.append(daily_name(self.variant, self.day))
-        return found
-
-
 # The games the boards count: ranked, finished, of a player not kept off the boards.
 _COUNTED_SQL: Final = (
     "category = ANY(%s) AND finished_at IS NOT NULL "
@@ -270,22 +240,20 @@ _COUNTED_SQL: Final = (
 )
 
 
-async def _boards_of(connection: AsyncConnection, player_id: str) -> list[BoardOf]:
-    weeks = await (
-        await connection.execute(
-            "SELECT DISTINCT variant, (finished_at AT TIME ZONE 'UTC')::date FROM games "
-            "WHERE player_id = %s AND category = ANY(%s) AND finished_at IS NOT NULL",
-            (player_id, list(RANKED)),
-        )
-    ).fetchall()
-    found = [BoardOf(str(row[0]), week_of(row[1])) for row in weeks]
-    attempts = await (
-        await connection.execute(
-            "SELECT variant, day FROM daily_attempts WHERE player_id = %s", (player_id,)
-        )
-    ).fetchall()
-    found += [BoardOf(str(row[0]), day=row[1].isoformat()) for row in attempts]
-    return list(dict.fromkeys(found))
+async def _scores_of(
+    connection: AsyncConnection, name: str, player_id: str | None = None
+) -> tuple[dict[str, float], dict[str, int]]:
+    """The board's scores as PostgreSQL has them (of one player, or all), and on a day's
+    board each attempt's active time."""
+    kind, variant, *period = name.split(":")
+    if kind == DAILY_BOARD:
+        found = await _all_daily_scores(connection, variant, period[0], player_id)
+        scores = {player: score for player, (score, _) in found.items()}
+        return scores, {player: active for player, (_, active) in found.items()}
+    if kind == WINS_BOARD:
+        week = None if period[0] == ALL_TIME else period[0]
+        return await _all_wins(connection, variant, week, player_id), {}
+    return await _all_streaks(connection, variant, player_id), {}
 
 
 async def _wins(connection: AsyncConnection, player_id: str, variant: str, week: str | None) -> int:

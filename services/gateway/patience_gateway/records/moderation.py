@@ -18,6 +18,7 @@ from psycopg import AsyncConnection
 
 from patience_gateway.problems import ProblemError
 from patience_gateway.records.leaderboards import Leaderboards
+from patience_gateway.records.player_boards import boards_of
 
 EXCLUDE: Final = "exclude"
 RESTORE: Final = "restore"
@@ -95,11 +96,12 @@ async def set_standing(
             "VALUES (%s, %s, %s, %s)",
             (player_id, RESTORE if on_boards else EXCLUDE, reason, operator),
         )
+        names = await boards_of(connection, player_id)
     # After the commit: from now on the drain writes the player on no board (or on
     # them again), and Redis follows PostgreSQL.
     if on_boards:
-        await leaderboards.put_back(player_id)
+        await leaderboards.put_back(player_id, names)
     else:
-        await leaderboards.take_off(player_id)
+        await leaderboards.take_off(player_id, names)
     async with leaderboards.database.transaction() as connection:
         return await _standing(connection, player_id)

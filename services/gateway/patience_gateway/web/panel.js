@@ -34,6 +34,8 @@ const PROBLEMS = {
   "too-many-requests": "Too many requests of this kind just now; try again in a minute.",
   "no-winnable-deal": "That deal is still being prepared; try again in a moment.",
   "unknown-variant": "There is no daily deal of that game.",
+  "daily-attempt-open":
+    "Your first attempt at today's deal is still open: finish it, resign it or delete it before playing the deal again.",
   "bad-link-code":
     "No live code is this one: it was used already, it expired (after five minutes), or it was mistyped.",
   network: "The server cannot be reached; check the connection and try again.",
