@@ -47,6 +47,14 @@ PLAYER_RATE_KINDS: Final = ("link-code", "daily-start", "challenge")
 UNFINISHED_PER_ROUND: Final = 20
 
 
+@dataclass(frozen=True, slots=True)
+class Left:
+    """What a tombstone's player still has: its games' ids, the boards it may be on."""
+
+    games: list[str]
+    boards: list[str]
+
+
 @dataclass
 class AccountDeletion:
     database: Database
@@ -61,18 +69,25 @@ class AccountDeletion:
 
     async def finish(self, player_id: str) -> None:
         """Steps 2 and 3 of a player whose row is a tombstone (or gone)."""
-        async with self.database.transaction() as connection:
-            if not await _is_tombstone(connection, player_id):
-                return  # purged already, or not deleted
-            games = await _games_of(connection, player_id)
-            boards = await boards_of(connection, player_id)
-        await self.clear_redis(player_id, games, boards)
+        left = await self.what_is_left(player_id)
+        if left is None:
+            return  # purged already, or not deleted
+        await self.clear_redis(player_id, left)
         async with self.database.transaction() as connection:
             await purge(connection, player_id)
-        await self._off_boards(player_id, boards)
+        await self.off_boards(player_id, left)
         log.info("player %s deleted", player_id)
 
-    async def clear_redis(self, player_id: str, games: list[str], boards: list[str]) -> None:
+    async def what_is_left(self, player_id: str) -> Left | None:
+        """What steps 2 and 3 have to do, read from a tombstone; None without one."""
+        async with self.database.transaction() as connection:
+            if not await _is_tombstone(connection, player_id):
+                return None
+            return Left(
+                await _games_of(connection, player_id), await boards_of(connection, player_id)
+            )
+
+    async def clear_redis(self, player_id: str, left: Left) -> None:
         redis = self.store.redis
         await GonePlayers(redis).mark(player_id)
         await LinkCodes(redis).forget_player(player_id)
@@ -81,18 +96,18 @@ class AccountDeletion:
         for key in await player_keys(redis, player_id):  # kept under the player's tag
             if key != gone_key(player_id):
                 await redis.delete(key)
-        for game_id in games:
+        for game_id in left.games:
             await self.forget_game(game_id)
-        await self._off_boards(player_id, boards)
+        await self.off_boards(player_id, left)
 
     async def forget_game(self, game_id: str) -> None:
         """Deletes a deleted player's game from Redis, if it is there; its outbox's
         entries are left to the drain, which applies none of them."""
         await self.store.delete(game_id, None, b"")
 
-    async def _off_boards(self, player_id: str, boards_named: list[str]) -> None:
+    async def off_boards(self, player_id: str, left: Left) -> None:
         boards = Boards(self.store.redis)
-        for name in boards_named:
+        for name in left.boards:
             await boards.remove(name, player_id)
 
     async def unfinished(self) -> list[str]:
