@@ -16,6 +16,10 @@ time (another takes over within LOCK_MS when it dies). A round:
    game's outbox entry like any end), and the others are looked at again when they
    would be due.
 
+An entry of a deleted player's game (the player's row a tombstone, or gone) is applied
+to nothing: the game is deleted from Redis instead (`records.deletion`), and the
+deletions cut short are finished at each sweep.
+
 PostgreSQL down: nothing is deleted from Redis, the round ends, the next one tries
 again; entries wait in Redis meanwhile (their streams have no time to live). A crash
 anywhere leaves either the entry in Redis (applied again later: idempotent) or
@@ -34,7 +38,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
-from patience_gateway.records import repository
+from patience_gateway.records import deletion, repository
+from patience_gateway.records.deletion import AccountDeletion
 from patience_gateway.records.entries import Entry
 from patience_gateway.records.leaderboards import Leaderboards
 from patience_gateway.storage.database import Database, DatabaseUnavailable
@@ -106,9 +111,11 @@ class OutboxDrain:
         schema_ready: Callable[[], Awaitable[None]],
         leaderboards: Leaderboards | None = None,
         on_arrival: Arrival | None = None,
+        deletions: AccountDeletion | None = None,
     ) -> None:
         self.leaderboards = leaderboards
         self.on_arrival = on_arrival
+        self.deletions = deletions
         self.outbox = outbox
         self.database = database
         self.abandon = abandon
@@ -156,6 +163,7 @@ class OutboxDrain:
             if found:
                 log.warning("found %d outbox(es) nobody announced; draining them", found)
                 worked = True
+            worked = await self.finish_deletions() or worked
         if now >= self._next_abandon_check:
             self._next_abandon_check = now + ABANDON_CHECK_SECONDS
             worked = await self.check_abandoned() or worked
@@ -181,10 +189,15 @@ class OutboxDrain:
             for item in entries:
                 entry = Entry.decode(item.entry)
                 async with self.database.transaction() as connection:
-                    await repository.apply_entry(
-                        connection, entry, item.history, item.dealt, self.settings.abandon_after
-                    )
-                if self.leaderboards is not None:  # again if need be: absolute values
+                    gone = await deletion.is_gone(connection, entry.facts.player_id)
+                    if not gone:
+                        await repository.apply_entry(
+                            connection, entry, item.history, item.dealt, self.settings.abandon_after
+                        )
+                if gone:
+                    if self.deletions is not None:
+                        await self.deletions.forget_game(game_id)
+                elif self.leaderboards is not None:  # again if need be: absolute values
                     await self.leaderboards.after_end(entry)
                 self.applied += 1
                 if self.on_arrival is not None:
@@ -193,6 +206,17 @@ class OutboxDrain:
             if not left:
                 break
         await self.outbox.settle(game_id, score)
+
+    async def finish_deletions(self) -> bool:
+        """Finishes the players' deletions cut short (a crash or an outage between
+        their steps, and no DELETE sent again); whether there were any."""
+        if self.deletions is None:
+            return False
+        unfinished = await self.deletions.unfinished()
+        for player_id in unfinished:
+            log.warning("finishing the deletion of player %s", player_id)
+            await self.deletions.finish(player_id)
+        return bool(unfinished)
 
     async def check_abandoned(self) -> bool:
         """Ends the players' games left too long; whether any was due."""
