@@ -259,3 +259,17 @@ async def test_a_claim_with_a_wrong_token_of_any_length_is_bad_token(
         f"/v1/games/{game.id}/claim", json={"token": token}, headers=player.auth()
     )
     assert_problem(claimed, 403, "bad-token")
+
+
+async def test_a_client_made_from_the_document_may_leave_the_new_players_body_out(
+    accounts_gateway: Gateway,
+) -> None:
+    operation = accounts_gateway.app.openapi()["paths"]["/v1/players"]["post"]
+    body = operation["requestBody"]
+    assert not body.get("required", False)
+    schema = body["content"]["application/json"]["schema"]
+    assert schema["$ref"] == "#/components/schemas/NewPlayer"  # not "or null"
+    for sent in ({}, {"content": b"{}", "headers": {"Content-Type": "application/json"}}):
+        answer = await accounts_gateway.http.post("/v1/players", **sent)
+        assert answer.status_code == 201, answer.text
+        assert answer.json()["player"]["display_name"] is None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import orjson
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Body, Query, Request
 from starlette.responses import Response, StreamingResponse
 
 from patience_gateway.games.shapes import JsonWebKeySet
@@ -38,6 +38,7 @@ sessions = APIRouter(prefix="/v1/sessions", tags=["players"])
 well_known = APIRouter(prefix="/.well-known", tags=["players"])
 
 _PLAYER_ONLY: dict[str, Any] = {"security": [{PLAYER_SCHEME: []}]}
+_NO_NAME = NewPlayer()
 _PUBLIC: dict[str, Any] = {"security": []}
 
 
@@ -69,9 +70,12 @@ async def _me(request: Request) -> str:
     },
     openapi_extra=_PUBLIC,
 )
-async def create_player(request: Request, body: NewPlayer | None = None) -> Response:
-    name = body.display_name if body is not None else None
-    answer = await players_of(request).create(name, client_of(request))
+async def create_player(
+    request: Request, body: Annotated[NewPlayer, Body()] = _NO_NAME
+) -> Response:
+    # The body's schema is NewPlayer's, not "NewPlayer or null", and not required: a
+    # client generated from the document has an optional argument, left out for none.
+    answer = await players_of(request).create(body.display_name, client_of(request))
     return _json(answer, 201)
 
 
