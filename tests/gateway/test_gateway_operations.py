@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from patience_gateway.problems import KINDS
+from typing import get_args
+
+from patience_gateway.problems import KINDS, Code
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.gateway.documented import models
@@ -106,3 +108,5 @@ def test_every_problem_code_has_a_description() -> None:
     for code, kind in KINDS.items():
         assert kind.code == code and kind.title and kind.description
         assert 400 <= kind.status <= 599
+    # the type that checks a code where it is raised lists the catalog's codes, no more
+    assert sorted(get_args(Code)) == sorted(KINDS)

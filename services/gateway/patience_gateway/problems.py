@@ -13,7 +13,7 @@ while a request is served carries that request's id (`request_id`, also its
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from patience_contract import logs
 from pydantic import ConfigDict, Field, with_config
@@ -25,9 +25,73 @@ PROBLEM_MEDIA_TYPE = "application/problem+json"
 TYPE_PREFIX = "/problems/"
 
 
+# Every code, as a type: a code misspelt where a problem is raised is a type error.
+# The catalog below gives each its status and words; a test holds the two to one list.
+Code = Literal[
+    "malformed-body",
+    "body-too-deep",
+    "malformed-header",
+    "unknown-parameter",
+    "invalid-cursor",
+    "invalid-day",
+    "invalid-position",
+    "missing-token",
+    "invalid-token",
+    "expired-token",
+    "bad-refresh-token",
+    "refresh-token-reused",
+    "bad-identity-token",
+    "bad-token",
+    "not-operator",
+    "unknown-player",
+    "bad-link-code",
+    "bad-challenge-code",
+    "unknown-identity",
+    "unknown-game",
+    "missing-ticket",
+    "bad-ticket",
+    "unknown-variant",
+    "not-found",
+    "method-not-allowed",
+    "concurrent-update",
+    "nothing-to-undo",
+    "nothing-to-restart",
+    "game-over",
+    "game-not-over",
+    "challenge-taken",
+    "own-challenge",
+    "daily-attempt-open",
+    "not-challengeable",
+    "identity-taken",
+    "display-name-taken",
+    "already-claimed",
+    "nothing-to-redo",
+    "state-unreadable",
+    "body-timeout",
+    "stale-version",
+    "body-too-large",
+    "unsupported-media-type",
+    "illegal-move",
+    "malformed-move",
+    "unknown-option",
+    "invalid-deal",
+    "idempotency-key-reused",
+    "invalid-display-name",
+    "too-many-requests",
+    "winnable-with-deal",
+    "internal",
+    "engine-unavailable",
+    "solver-busy",
+    "no-winnable-deal",
+    "storage-unavailable",
+    "identity-unavailable",
+    "records-unavailable",
+]
+
+
 @dataclass(frozen=True, slots=True)
 class ProblemKind:
-    code: str
+    code: Code
     status: int
     title: str
     description: str
@@ -458,7 +522,7 @@ class ProblemError(Exception):
 
     def __init__(
         self,
-        code: str,
+        code: Code,
         detail: str,
         *,
         status: int | None = None,
@@ -474,7 +538,7 @@ class ProblemError(Exception):
 
 
 def problem_body(
-    code: str,
+    code: Code,
     detail: str,
     instance: str,
     status: int | None = None,

@@ -15,11 +15,11 @@ import logging
 import grpc
 from patience_contract.client import EngineError, EngineUnavailable
 
-from patience_gateway.problems import ProblemError, ProblemExtensions
+from patience_gateway.problems import Code, ProblemError, ProblemExtensions
 
 log = logging.getLogger("patience_gateway")
 
-_CLIENT_REASONS = {
+_CLIENT_REASONS: dict[str, Code] = {
     "ILLEGAL_MOVE": "illegal-move",
     "MALFORMED_MOVE": "malformed-move",
     "MISSING_FIELD": "malformed-move",

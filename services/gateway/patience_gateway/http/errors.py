@@ -21,6 +21,7 @@ from patience_gateway.games.engine_errors import engine_problem
 from patience_gateway.http.metrics import Metrics
 from patience_gateway.problems import (
     PROBLEM_MEDIA_TYPE,
+    Code,
     ProblemError,
     ProblemExtensions,
     problem_body,
@@ -33,7 +34,7 @@ log = logging.getLogger("patience_gateway")
 
 _METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
-_HTTP_STATUS_CODES = {
+_HTTP_STATUS_CODES: dict[int, Code] = {
     400: "malformed-body",
     404: "not-found",
     405: "method-not-allowed",
@@ -56,7 +57,7 @@ def www_authenticate(detail: str) -> str:
 
 
 def problem_response(
-    code: str,
+    code: Code,
     detail: str,
     instance: str,
     *,

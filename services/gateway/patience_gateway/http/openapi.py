@@ -11,7 +11,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from patience_gateway.games.preconditions import MAX_HEADER_CHARS
-from patience_gateway.problems import KINDS, PROBLEM_MEDIA_TYPE, Problem
+from patience_gateway.problems import KINDS, PROBLEM_MEDIA_TYPE, Code, Problem
 
 TOKEN_SCHEME = "gameToken"
 _TOKEN_SCHEME_SPEC = {
@@ -98,7 +98,7 @@ REPLAYED_HEADER = {
 }
 
 
-def _codes_for(status: int) -> list[str]:
+def _codes_for(status: int) -> list[Code]:
     return [kind.code for kind in KINDS.values() if kind.status == status] + (
         ["malformed-body"] if status == 422 else []
     )
