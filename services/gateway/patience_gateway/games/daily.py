@@ -210,6 +210,7 @@ class DailyDeals:
         if variant not in await self.variants():
             raise ProblemError("unknown-variant", f"no daily deal of {variant!r}")
         if self.games.players is not None:
+            await self.games.players.refuse_deleted(player_id)
             await self.games.players.limit(STARTS, player_id)
         now = self.games.clock()
         today = days.today(now)
