@@ -48,6 +48,30 @@ async function call(method, path, { token, version, body } = {}) {
   return data;
 }
 
+// A file the server sends (a download): its bytes as a Blob, or the ApiError of the
+// problem answered instead.
+async function fetchFile(path, token) {
+  let response;
+  try {
+    response = await fetch(path, {
+      headers: { Authorization: `Bearer ${token}` },
+      cache: "no-store",
+    });
+  } catch (error) {
+    throw new ApiError(0, { code: "network", detail: "the server cannot be reached" }, null);
+  }
+  if (!response.ok) {
+    let problem = {};
+    try {
+      problem = await response.json();
+    } catch (error) {
+      problem = { detail: `the server answered ${response.status} without a readable body` };
+    }
+    throw new ApiError(response.status, problem, null);
+  }
+  return response.blob();
+}
+
 // The player's session, for the calls that need its access token (set by the page).
 let session = null;
 
@@ -150,6 +174,9 @@ export const api = {
   link: (code) => call("POST", "/v1/sessions/link", { body: { code } }),
   linkCode: () => asPlayer((token) => call("POST", "/v1/players/me/link-codes", { token })),
   statistics: () => asPlayer((token) => call("GET", "/v1/players/me/stats", { token })),
+  // everything kept of the player, one JSON document (a Blob)
+  exportData: () => asPlayer((token) => fetchFile("/v1/players/me/export", token)),
+  deletePlayer: () => asPlayer((token) => call("DELETE", "/v1/players/me", { token })),
   // a page of the player's games: the first, or the one a `next` address names
   games: (next) =>
     asPlayer((token) => call("GET", next || "/v1/players/me/games?limit=10", { token })),

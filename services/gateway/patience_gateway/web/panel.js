@@ -3,7 +3,9 @@
 // - Statistics: the player's results per game and kind of deal (GET
 //   /v1/players/me/stats), the player's games, newest first, a page at a time (GET
 //   /v1/players/me/games; a game in play resumes with a click, a finished one replays),
-//   and linking another device (a link code shown here, or one typed here);
+//   linking another device (a link code shown here, or one typed here), and the
+//   player's data: downloaded as one file (GET /v1/players/me/export), or deleted with
+//   the player (DELETE /v1/players/me, once confirmed);
 // - Daily deals: today's deal of each game (GET /v1/daily), the time left, the player's
 //   attempts, and yesterday's numbers, now told;
 // - Boards: the day's board of a game, its wins (all time, this week) and best streaks
@@ -119,6 +121,63 @@ export class StatsPanel {
       event.preventDefault();
       this.link($("link-input").value);
     });
+    $("export-data").addEventListener("click", () => this.exportData());
+    $("delete-player").addEventListener("click", () => this.askDelete(true));
+    $("delete-no").addEventListener("click", () => this.askDelete(false));
+    $("delete-yes").addEventListener("click", () => this.deletePlayer());
+  }
+
+  // The confirmation of a deletion, shown or put away.
+  askDelete(asking) {
+    $("delete-confirm").hidden = !asking;
+    $("delete-player").setAttribute("aria-expanded", String(asking));
+    (asking ? $("delete-no") : $("delete-player")).focus();
+  }
+
+  async exportData() {
+    const message = $("data-message");
+    const button = $("export-data");
+    button.disabled = true;
+    message.textContent = "Preparing your data…";
+    try {
+      const file = await api.exportData();
+      const address = URL.createObjectURL(file);
+      const link = document.createElement("a");
+      link.href = address;
+      link.download = `patience-${this.session.player.id}.json`;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(address), 60_000);
+      message.textContent = "Your data is downloaded (one JSON file).";
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      message.textContent = problemWords(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  async deletePlayer() {
+    const message = $("data-message");
+    const button = $("delete-yes");
+    button.disabled = true;
+    try {
+      const gone = this.session.player.id;
+      const player = await this.session.deletePlayer();
+      $("delete-confirm").hidden = true;
+      $("delete-player").setAttribute("aria-expanded", "false");
+      message.textContent =
+        `Player ${gone.slice(0, 8)}… is deleted, with its games and results. ` +
+        `This browser now plays as a new player, ${player.id.slice(0, 8)}….`;
+      $("delete-player").focus();
+      await this.load();
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      message.textContent = problemWords(error);
+    } finally {
+      button.disabled = false;
+    }
   }
 
   get isOpen() {
@@ -130,6 +189,9 @@ export class StatsPanel {
     this.opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     $("link-code").hidden = true;
     $("link-message").textContent = "";
+    $("data-message").textContent = "";
+    $("delete-confirm").hidden = true;
+    $("delete-player").setAttribute("aria-expanded", "false");
     this.dialog.showModal();
     await this.load();
   }

@@ -139,6 +139,17 @@ export class Session {
     }
   }
 
+  // Deletes this player and everything of theirs on the server; this browser goes on
+  // as a new player (the deleted one's refresh token is refused from now on anyway).
+  async deletePlayer() {
+    await api.deletePlayer();
+    await this.exclusive(async () => {
+      store(REFRESH_KEY, null);
+      this.adopt(await api.newPlayer());
+    });
+    return this.player;
+  }
+
   // A one-use code that opens this player on another device (for 300 s).
   linkCode() {
     return api.linkCode();
