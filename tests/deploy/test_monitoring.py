@@ -110,9 +110,15 @@ def test_the_service_monitors_scrape_the_services_and_the_exporters(
             [port] = [p for p in service["spec"]["ports"] if p["name"] == endpoint["port"]]
             assert port["targetPort"] in ports
             assert endpoint["path"] == "/metrics"
-            if workload["metadata"]["name"] == "patience-engine":
+            # the services' own: served on the port their variable names, not on the API's
+            variable = {
+                "patience-engine": "ENGINE_METRICS_PORT",
+                "patience-gateway": "GATEWAY_METRICS_PORT",
+            }.get(workload["metadata"]["name"])
+            if variable is not None:
                 env = {v["name"]: v.get("value") for v in container["env"]}
-                assert env["ENGINE_METRICS_PORT"] == str(ports[port["targetPort"]])
+                assert env[variable] == str(ports[port["targetPort"]])
+                assert port["targetPort"] == "metrics"
     # the jobs the alert rules name (deploy/prometheus/*alerts.yml)
     assert scraped == {
         "patience-gateway",

@@ -153,6 +153,11 @@ EXPECTED = (
     'patience_gateway_postgres_pool_connections{state="used"}',
     "patience_gateway_postgres_pool_max_connections",
     "patience_gateway_postgres_pool_waiting_requests",
+    # its processes, its requests in flight and its build
+    'process_cpu_seconds_total{job="patience-gateway"}',
+    'process_open_fds{job="patience-gateway"}',
+    "patience_gateway_requests_in_flight",
+    'patience_gateway_build_info{version!=""}',
     # the engine: RPCs by method and code, refusals, the searches
     'patience_engine_rpc_duration_seconds_bucket{method="ApplyMove",code="OK"}',
     'patience_engine_rpc_duration_seconds_count{method="ApplyMove",code="FAILED_PRECONDITION"}',

@@ -1,7 +1,9 @@
 """`patience-gateway`: the gateway served from the environment until SIGINT/SIGTERM.
 
 Metrics are kept per worker process; `/metrics` adds up every worker's through
-prometheus_client's multiprocess mode, in a folder of this run (PROMETHEUS_MULTIPROC_DIR).
+prometheus_client's multiprocess mode, in a folder of this run (PROMETHEUS_MULTIPROC_DIR),
+on the API port, or on GATEWAY_METRICS_PORT where that is set (`http.metrics_port`,
+served by this process).
 """
 
 from __future__ import annotations
@@ -58,5 +60,14 @@ def main() -> None:
         logs.configure_logging("info")
         log.error("bad configuration: %s", error)
         sys.exit(2)
-    with metrics_folder():
-        granian_server(APP_FACTORY, settings).serve()
+    with metrics_folder() as folder:
+        if not settings.metrics_port:
+            granian_server(APP_FACTORY, settings).serve()
+            return
+        # imported only now: prometheus_client, which it imports, takes its multiprocess
+        # mode at its first import, from PROMETHEUS_MULTIPROC_DIR, and the workers are
+        # forked from this process
+        from patience_gateway.http.metrics_port import MetricsPort
+
+        with MetricsPort(settings, str(folder)):
+            granian_server(APP_FACTORY, settings).serve()

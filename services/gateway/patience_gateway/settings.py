@@ -175,6 +175,22 @@ class Settings:
     instance_id: Annotated[
         str, variable("GATEWAY_INSTANCE_ID", "the id /livez and /readyz answer with")
     ] = ""
+    # /metrics on a port of its own, served by the main process for every worker (0: on
+    # the API port, as `patience serve` has it); Kubernetes keeps the API port public and
+    # this one to Prometheus (docs/operations.md, Metrics).
+    metrics_port: Annotated[
+        int,
+        variable(
+            "GATEWAY_METRICS_PORT",
+            "serve /metrics on this port, not on the API's (0: on the API's)",
+            ge=0,
+            le=65535,
+        ),
+    ] = 0
+    # The source commit of the running build, for patience_gateway_build_info.
+    commit: Annotated[
+        str, variable("PATIENCE_COMMIT", "the source commit the image was built from")
+    ] = ""
     log_level: Annotated[str, LOG_LEVEL] = "info"
     # Apart from LOG_LEVEL: production logs from warning up, and a player's Request-Id
     # must still find its request's line.

@@ -109,4 +109,5 @@ def http_app(
     openapi.install(app)
     logging.getLogger("patience_gateway").setLevel(logs.log_level(settings.log_level))
     write_access_lines(settings.access_log)
+    metrics.build.commit = settings.commit
     return app

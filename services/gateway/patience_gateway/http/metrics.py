@@ -1,8 +1,11 @@
-"""Prometheus metrics: requests, latency, moves applied, errors, winnable deals added
-to the pools and served, the age of games' records as they reach PostgreSQL, and the
-connections each process holds to Redis and PostgreSQL (`http.connections` samples
-them). What is read from Redis or PostgreSQL at the time of the scrape (the outbox,
-the pools' depths, whether each answers) is added by `http.scrape`. The names and what they mean: docs/operations.md, "Observing it".
+"""Prometheus metrics: requests (answered, and in flight), latency, moves applied,
+errors, winnable deals added to the pools and served, the age of games' records as they
+reach PostgreSQL, and the connections each process holds to Redis and PostgreSQL
+(`http.connections` samples them). What is read from Redis or PostgreSQL at the time of
+the scrape (the outbox, the pools' depths, whether each answers) is added by
+`http.scrape`; what is read from the processes then (CPU, memory, open files) and the
+build, by `http.live_metrics`. The names and what they mean: docs/operations.md,
+"Observing it".
 
 Each app has its own registry (several apps can live in one process, as in the
 tests). Label children are cached in plain dicts so that the hot path costs a dict
@@ -27,6 +30,8 @@ from prometheus_client.registry import Collector
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from patience_gateway.http.live_metrics import BuildInfo, served_processes
+
 UNMATCHED_ROUTE = "unmatched"
 
 
@@ -45,6 +50,12 @@ class Metrics:
             ["route"],
             registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+        )
+        self.in_flight = Gauge(
+            "patience_gateway_requests_in_flight",
+            "Requests being served now (open event streams included)",
+            registry=self.registry,
+            multiprocess_mode="livesum",
         )
         self.moves = Counter(
             "patience_gateway_moves_applied",
@@ -107,6 +118,9 @@ class Metrics:
             registry=self.registry,
             multiprocess_mode="livesum",
         )
+        # read at each scrape (`http.live_metrics`); the commit is the settings'
+        self.build = BuildInfo()
+        self.live: tuple[Collector, ...] = (served_processes(), self.build)
         self._requests: dict[tuple[str, str, int], Any] = {}
         self._latency: dict[str, Any] = {}
         self._moves: dict[str, Any] = {}
@@ -145,12 +159,12 @@ class Metrics:
         self.record_arrival.labels(kind).observe(seconds)
 
     def response(self, scraped: Collector | None = None) -> Response:
-        """Every metric, with those `scraped` at this scrape."""
-        text = generate_latest(self._collected())
-        if scraped is not None:
-            now = CollectorRegistry(auto_describe=True)
-            now.register(scraped)
-            text += generate_latest(now)
+        """Every metric, with those `scraped` at this scrape and the live ones."""
+        # not described ahead: each is read once, as the text is written
+        now = CollectorRegistry(auto_describe=False)
+        for collector in (*self.live, *([] if scraped is None else [scraped])):
+            now.register(collector)
+        text = generate_latest(self._collected()) + generate_latest(now)
         return Response(text, media_type=CONTENT_TYPE_LATEST)
 
     def _collected(self) -> CollectorRegistry:
@@ -177,6 +191,7 @@ class MetricsMiddleware:
             return
         start = time.perf_counter()
         status = 500
+        self.metrics.in_flight.inc()
 
         async def recording_send(message: Message) -> None:
             nonlocal status
@@ -187,6 +202,7 @@ class MetricsMiddleware:
         try:
             await self.app(scope, receive, recording_send)
         finally:
+            self.metrics.in_flight.dec()
             route = scope.get("route")
             template = getattr(route, "path", UNMATCHED_ROUTE)
             self.metrics.observe_request(

@@ -133,6 +133,8 @@ async def _add_engine_states(engine: EngineClient, body: Health) -> None:
 )
 async def metrics(request: Request) -> Response:
     services = services_of(request)
+    if services.settings.metrics_port:  # served on a port of their own, to Prometheus alone
+        raise ProblemError("not-found", f"nothing lives at {request.url.path}")
     with untraced():
         scraped = await scrape(services.scrape)
     return services.metrics.response(scraped)
