@@ -30,7 +30,7 @@ HAVE_NPM := $(shell command -v npm 2>/dev/null)
 # The contract that `buf breaking` holds proto/ to: the protos of the last release.
 PROTO_BASELINE := proto/baseline.image.json
 
-.PHONY: help run test test-reference check lint typecheck imports protos protos-check protos-lint protos-baseline node \
+.PHONY: help run test test-reference compiled check lint typecheck imports protos protos-check protos-lint protos-baseline node \
 	go-toolchain bench clean browser prometheus redis schemathesis mutation
 .DEFAULT_GOAL := help
 
@@ -54,11 +54,20 @@ $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(DISTRIBUTIONS))
 	touch $(STAMP)
 
 # Redis (embedded unless REDIS_URL is set), engine and gateway on loopback; Ctrl-C stops all.
-run: $(STAMP)  ## Redis, engine and gateway on this machine (RUN_ARGS: patience serve flags)
+run: $(STAMP) compiled  ## Redis, engine and gateway on this machine (RUN_ARGS: patience serve flags)
 	$(BIN)/patience serve $(RUN_ARGS)
 
+# The solver's hot modules compiled by mypyc (rules/patience/solver/native.py), again only
+# when one of them changed; where that fails (no C compiler) the solver runs them as Python.
+SOLVER := rules/patience/solver
+COMPILED := $(SOLVER)/compiled/sources.json
+compiled: $(COMPILED)  ## the solver's compiled speed path (mypyc and the C compiler)
+$(COMPILED): $(STAMP) $(SOLVER)/native.py $(addprefix $(SOLVER)/,model.py safe_moves.py \
+		pruning.py dead_ends.py policy.py search.py)
+	-$(BIN)/python -c 'import sys; from patience.solver.native import build; sys.exit(build())'
+
 # Everything CI checks: generated code up to date, lint, format, types, then the tests.
-test: check browser prometheus redis  ## what CI runs: check, the whole suite, then the services' tests without speed paths
+test: check browser prometheus redis compiled  ## what CI runs: check, the whole suite, then the services' tests without speed paths
 	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_TIMES) \
 		$(PYTEST_ARGS) \
 		|| status=$$?; \
@@ -205,4 +214,5 @@ mutation: $(MUTATION_VENV)/.installed  ## mutation testing (FILES=..., SINCE=<co
 		--since "$(SINCE)" --names "$(NAMES)"
 
 clean:  ## remove .venv, node_modules and the tools' caches (not the games in .patience/)
-	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache .hypothesis \
+		$(SOLVER)/compiled

@@ -27,6 +27,7 @@ import math
 import os
 import platform
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -189,6 +190,8 @@ def search(todo: list[Task], jobs: int, data: Path, runs: Path, minutes: float |
     }
     began = time.monotonic()
     count = 0
+    # stopped by a signal (a background run's SIGINT is ignored), the run is noted all the same
+    signal.signal(signal.SIGTERM, _stop)
     try:
         for count, row in enumerate(appended(run_task, todo, jobs, data, per_process=50), 1):
             if count % 20 == 0 or count == len(todo):
@@ -204,6 +207,10 @@ def search(todo: list[Task], jobs: int, data: Path, runs: Path, minutes: float |
         runs.parent.mkdir(parents=True, exist_ok=True)
         with runs.open("a") as out:
             out.write(json.dumps(run) + "\n")
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 # --- the table ------------------------------------------------------------------------

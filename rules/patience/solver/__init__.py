@@ -13,6 +13,11 @@ one that may still be won; ``safe_foundation_moves(state)`` lists the cards that
 home now without losing a win (autoplay).
 """
 
+from . import native
+
+# the compiled modules first, where they are to be used (native.py)
+__path__ = native.search_path(__path__)
+
 from .autoplay import safe_foundation_moves
 from .hints import HINT_BUDGET, Hint, HintKind, continue_line, hint
 from .outlook import CYCLE_LIMIT, Outlook, outlook

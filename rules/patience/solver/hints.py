@@ -69,7 +69,6 @@ to the win (a very long one in parts, each searched afresh from where the last e
 
 from __future__ import annotations
 
-import copy
 import enum
 import functools
 from collections.abc import Callable, Sequence
@@ -439,6 +438,4 @@ def _root_first(policy: Policy, move: Move) -> Policy:
         asked = True
         return [wanted, *(m for m in moves if m != wanted)]
 
-    first = copy.copy(policy)
-    first.candidates = root_first
-    return first
+    return policy.choosing(root_first)

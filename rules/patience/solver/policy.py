@@ -63,6 +63,17 @@ class Policy:
         """Every legal move tried, nothing played at once, no dead end, exact key."""
         return cls(model, safe_moves=False, pruning=False, dead_ends=False, canonical=False)
 
+    def choosing(self, candidates: Callable[[Position], list[SolverMove]]) -> Policy:
+        """This policy with another choice of the moves to try, the rest shared."""
+        other = Policy(
+            self.model, safe_moves=False, pruning=False, dead_ends=False, canonical=self.canonical
+        )
+        other.settle = self.settle
+        other.settle_after = self.settle_after
+        other.dead = self.dead
+        other.candidates = candidates
+        return other
+
     def key(self, pos: Position) -> bytes:
         tab, cells, found, stock, waste, redeals, draws = pos
         model = self.model
