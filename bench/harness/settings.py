@@ -66,6 +66,8 @@ class Settings:
     probe_slow_ramp_seconds: float = knob(10.0, quick=0.5)
     probe_slow_seconds: float = knob(20.0, quick=2.0)
     probe_ordinary_per_second: float = 20.0
+    # accounts: sign-ins on a new device, each way in (outside identity, link code)
+    accounts_sign_ins: int = knob(1000, quick=100)
     # searches beside moves: clients, measured seconds per window, rounds of the three
     # conditions, hints asked per second in the last
     crowding_clients: int = 16

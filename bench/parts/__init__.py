@@ -18,7 +18,7 @@ from bench.harness.stack import Stack
 # in the order they run
 PARTS = (
     "rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling", "probes",
-    "leaderboards", "crowding",
+    "leaderboards", "crowding", "accounts",
 )  # fmt: skip
 # one stack (Redis, engine, gateway, bare endpoint) serves these three, in a row
 SHARED_STACK = frozenset({"gateway", "growth", "load"})

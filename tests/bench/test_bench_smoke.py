@@ -48,6 +48,7 @@ TINY = [
     "--crowding-clients", "2",
     "--crowding-seconds", "0.3",
     "--crowding-hints-per-second", "2",
+    "--accounts-sign-ins", "10",
 ]  # fmt: skip
 
 # one figure of each kind that every part must produce
@@ -104,6 +105,9 @@ EXPECTED = [
     "crowding.quiet.rate",
     "crowding.pools_filling.p99_ms",
     "crowding.pools_filling_hints.p99_ms",
+    "accounts.link.p50_ms",
+    "accounts.identity_rs256.cpu_ms",
+    "accounts.identity_es256.p99_ms",
 ]
 
 

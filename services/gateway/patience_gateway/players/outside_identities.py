@@ -75,6 +75,19 @@ class _IssuerKeys:
         )
         self.known: dict[str, PyJWK] = {}
 
+    def cached(self, kid: str) -> PyJWK | None:
+        """The key `kid` of the set fetched last, while its lifetime lasts (no fetch, no
+        thread: what nearly every sign-in needs); None when it is not at hand."""
+        cache = self.client.jwk_set_cache
+        kept = cache.get() if cache is not None else None
+        if kept is None:
+            return None
+        signing = [key for key in kept.keys if key.public_key_use in ("sig", None) and key.key_id]
+        found = PyJWKClient.match_kid(signing, kid)
+        if found is not None:
+            self.known[kid] = found
+        return found
+
     def key(self, kid: str) -> PyJWK:
         """The key `kid` (blocking: the set may be fetched)."""
         try:
@@ -112,11 +125,11 @@ class OutsideIdentities:
         """The identity an ID token proves, or the problem that refuses it."""
         if len(id_token) > MAX_ID_TOKEN_CHARS:
             raise _refused("the ID token is too long to be one")
-        try:
-            header = jwt.get_unverified_header(id_token)
-            unverified = jwt.decode(id_token, options={"verify_signature": False})
+        try:  # read once, unverified: which issuer and which key to verify it with
+            opened = jwt.decode_complete(id_token, options={"verify_signature": False})
         except jwt.InvalidTokenError:
             raise _refused("the ID token is not a JWT") from None
+        header, unverified = opened["header"], opened["payload"]
         keys = self._issuers.get(str(unverified.get("iss", "")))
         if keys is None:
             raise _refused("the ID token's issuer is not one this service accepts")
@@ -135,6 +148,9 @@ class OutsideIdentities:
         return OutsideIdentity(keys.issuer.issuer, subject)
 
     async def _key(self, keys: _IssuerKeys, kid: str) -> PyJWK:
+        at_hand = keys.cached(kid)
+        if at_hand is not None:
+            return at_hand
         try:
             return await asyncio.to_thread(keys.key, kid)
         except PyJWKClientConnectionError:

@@ -1,0 +1,185 @@
+"""`python -m bench` part "accounts": what signing a player in on a new device costs,
+with an outside identity (POST /v1/sessions/identity: an OpenID Connect ID token
+verified under the issuer's cached keys) and with a link code (POST /v1/sessions/link,
+the way in there was before), side by side.
+
+The gateway's app runs in this process (httpx through ASGI, no sockets) on a stack's
+Redis, PostgreSQL and engine, with a loopback issuer (bench/harness/identity_issuer.py)
+whose key set is fetched once and cached: each request's time and this process's CPU
+time are the gateway's work for it plus the client's, the same client for both ways
+in. Each request comes from an address of its own (the ASGI scope's client), as from
+many devices, so that the per-address limits on tries do not refuse them. Link codes
+are kept in Redis beforehand, as POST /v1/players/me/link-codes keeps them (that
+request is not the sign-in's); the ID tokens are signed beforehand, as the issuer does.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import httpx
+from patience_gateway.app import create_app
+from patience_gateway.players.codes import new_code, shown_code
+from patience_gateway.settings import IdentityIssuer
+from patience_gateway.settings import Settings as GatewaySettings
+from patience_gateway.storage.link_codes import LinkCodes
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+
+from bench.harness.event_loop import run_fast
+from bench.harness.identity_issuer import AUDIENCE, LoopbackIssuer, SigningKey
+from bench.harness.report import Column, Report
+from bench.harness.settings import Settings
+from bench.harness.stack import Stack
+from bench.harness.stats import percentile
+
+WAYS = {
+    "link": "link code (`POST /v1/sessions/link`)",
+    "identity_rs256": "outside identity, RS256 (`POST /v1/sessions/identity`)",
+    "identity_es256": "outside identity, ES256 (`POST /v1/sessions/identity`)",
+}
+
+
+@dataclass
+class Timed:
+    """Sign-ins of one way in: each request's seconds, and this process's CPU seconds."""
+
+    seconds: list[float] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+    refused: int = 0
+
+    def p(self, fraction: float) -> float:
+        return percentile(sorted(self.seconds), fraction) * 1000
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.cpu_seconds * 1000 / max(len(self.seconds), 1)
+
+
+class SignIns:
+    def __init__(self, stack: Stack, issuer: LoopbackIssuer, count: int) -> None:
+        assert stack.engine is not None
+        self.settings = GatewaySettings(
+            redis_url=stack.redis_url,
+            engine_addr=stack.engine.target,
+            database_url=stack.database_url,
+            player_token_keys=(stack.token_key,),
+            new_players_per_minute=10**9,
+            identity_issuers=(IdentityIssuer(issuer.url, AUDIENCE, issuer.jwks_url),),
+        )
+        self.issuer = issuer
+        self.count = count
+        self.address = 0
+
+    async def run(self) -> tuple[dict[str, Timed], int]:
+        app = create_app(self.settings)
+        async with app.router.lifespan_context(app):
+            self.transport = httpx.ASGITransport(app=app, client=("10.0.0.1", 1000))
+            async with httpx.AsyncClient(transport=self.transport, base_url="http://bench") as http:
+                self.http = http
+                sends = await self.prepare(app.state.services.redis)
+                fetched = self.issuer.fetches
+                timed = {way: Timed() for way in WAYS}
+                for index in range(self.count):  # the ways taking turns
+                    for way, send in sends.items():
+                        await self.time(timed[way], send(index))
+                return timed, self.issuer.fetches - fetched
+
+    def next_client(self) -> None:
+        self.address += 1
+        self.transport.client = (f"10.{self.address >> 16 & 255}.{self.address >> 8 & 255}."
+                                 f"{self.address & 255}", 1000)  # fmt: skip
+
+    async def prepare(
+        self, redis: Redis | RedisCluster
+    ) -> dict[str, Callable[[int], Awaitable[httpx.Response]]]:
+        """A player with an identity of each key's, the codes and tokens of every
+        sign-in; warm-up sign-ins of each way (the key set fetched then)."""
+        self.next_client()
+        made = await self.http.post("/v1/players", json={})
+        made.raise_for_status()
+        player = made.json()
+        headers = {"Authorization": f"Bearer {player['access_token']}"}
+        subject = f"bench-{secrets.token_hex(8)}"
+        keys = {"identity_rs256": SigningKey.rsa(), "identity_es256": SigningKey.ec()}
+        for key in keys.values():
+            self.issuer.rotate(key)
+        linked = await self.http.post(
+            "/v1/players/me/identities",
+            json={"id_token": self.issuer.token(subject, key=keys["identity_rs256"])},
+            headers=headers,
+        )
+        linked.raise_for_status()
+        links = LinkCodes(redis)
+        codes = []
+        for _ in range(self.count + 1):
+            code = new_code()
+            await links.keep(code, player["player"]["id"])
+            codes.append(shown_code(code))
+        tokens = {
+            way: [self.issuer.token(subject, key=key) for _ in range(self.count + 1)]
+            for way, key in keys.items()
+        }
+
+        def link(index: int) -> Awaitable[httpx.Response]:
+            return self.http.post("/v1/sessions/link", json={"code": codes[index]})
+
+        def identity(way: str) -> Callable[[int], Awaitable[httpx.Response]]:
+            def send(index: int) -> Awaitable[httpx.Response]:
+                return self.http.post(
+                    "/v1/sessions/identity", json={"id_token": tokens[way][index]}
+                )
+
+            return send
+
+        sends = {"link": link, **{way: identity(way) for way in keys}}
+        for send in sends.values():  # warm-up: the last code and tokens
+            self.next_client()
+            (await send(self.count)).raise_for_status()
+        return sends
+
+    async def time(self, timed: Timed, sending: Awaitable[httpx.Response]) -> None:
+        self.next_client()
+        cpu, start = time.process_time(), time.perf_counter()
+        answer = await sending
+        timed.seconds.append(time.perf_counter() - start)
+        timed.cpu_seconds += time.process_time() - cpu
+        if answer.status_code != 201:
+            timed.refused += 1
+
+
+def run(report: Report, settings: Settings, stack: Stack | None) -> None:
+    del stack  # its own: PostgreSQL with the players it makes
+    count = settings.accounts_sign_ins
+    issuer = LoopbackIssuer().start()
+    try:
+        with Stack(players=True) as accounts_stack:
+            timed, fetches = run_fast(SignIns(accounts_stack, issuer, count).run)
+    finally:
+        issuer.stop()
+    section = report.section("Signing in on a new device: an outside identity and a link code")
+    section.note(
+        f"{count:,} sign-ins each way, one at a time, the ways taking turns, each from an"
+        " address of its own; the gateway's app in the bench process (httpx over ASGI) on"
+        " a stack's Redis, PostgreSQL and engine. CPU: the bench process's (the gateway's"
+        " work and the client's, the same client for each way). The identities' key set"
+        f" was fetched once before the clock started; fetched while measured: {fetches}."
+    )
+    table = section.table(
+        "way in", "sign-ins", "refused", Column("p50 ms", 2), Column("p95 ms", 2),
+        Column("p99 ms", 2), Column("CPU ms per sign-in", 3),
+    )  # fmt: skip
+    for way, words in WAYS.items():
+        result = timed[way]
+        table.add(
+            words, len(result.seconds), result.refused, result.p(0.50), result.p(0.95),
+            result.p(0.99), result.cpu_ms,
+        )  # fmt: skip
+        report.record(
+            f"accounts.{way}", p50_ms=result.p(0.50), p95_ms=result.p(0.95),
+            p99_ms=result.p(0.99), cpu_ms=result.cpu_ms, refused=float(result.refused),
+        )  # fmt: skip
+    report.figure("accounts.jwks_fetches", float(fetches))
