@@ -1,9 +1,10 @@
-"""Records on time through a Redis killed outright: players finish games under load
-while Redis is killed (SIGKILL) and started again on its data (append-only file), and
-every game whose end was answered 200 has its record in PostgreSQL within moments of
-Redis being back, long before the drain's sweep (OUTBOX_SWEEP_SECONDS, 300 s here as
-in production) would find an outbox whose announcement was lost. The connections that
-died with the old server are made afresh by redis-py's retry (storage.clients).
+"""Records on time through a Redis, or a PostgreSQL, killed outright: players finish
+games under load while the server is killed (SIGKILL) and started again on its data
+(Redis's append-only file), and every game whose end was answered 200 has its record in
+PostgreSQL within moments of the server being back, long before the drain's sweep
+(OUTBOX_SWEEP_SECONDS, 300 s here as in production) would find an outbox whose
+announcement was lost. The connections that died with the old Redis are made afresh by
+redis-py's retry (storage.clients).
 
 Each record's arrival is watched in PostgreSQL itself; the slowest figures are written
 to standard output (`-s`), and the arrival metric's series is checked beside them."""
@@ -21,6 +22,7 @@ import psycopg
 from patience_gateway.settings import Settings
 from patience_gateway.storage.clients import open_redis
 from patience_gateway.storage.outbox import OutboxStore
+from patience_launcher.postgres_server import EmbeddedPostgres
 from patience_launcher.redis_server import EmbeddedRedis
 
 from tests.gateway.engines import EngineThread
@@ -96,12 +98,16 @@ class Players:
         game = await self._step("POST", "/v1/games", player, {"variant": "bisley"})
         path = f"/v1/games/{game['id']}"
         move = {"move": chooser.choice(game["legal_moves"])}
-        await self._step("POST", f"{path}/moves", player, move)
+        moved = await self._step("POST", f"{path}/moves", player, move)
+        if moved["status"] != "playing":  # the move left it stuck: ended already
+            self.finished[game["id"]] = time.monotonic()
         return path
 
     async def finish(self, player: Session, path: str) -> None:
-        await self._step("POST", f"{path}/resign", player)
-        self.finished[path.rpartition("/")[2]] = time.monotonic()
+        game = path.rpartition("/")[2]
+        if game not in self.finished:
+            await self._step("POST", f"{path}/resign", player)
+            self.finished[game] = time.monotonic()
 
     async def play(self, player: Session, seed: int) -> None:
         chooser = random.Random(seed)
@@ -123,18 +129,35 @@ class Players:
 async def watch_arrivals(
     database_url: str, players: Players, arrived: dict[str, float], done: asyncio.Event
 ) -> None:
-    """Notes when each finished game's record is first seen ended in PostgreSQL."""
-    async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as db:
-        while not (done.is_set() and arrived.keys() >= players.finished.keys()):
-            waiting = [game for game in players.finished if game not in arrived]
-            if waiting:
-                rows = await db.execute(
-                    "SELECT id FROM games WHERE id = ANY(%s) AND outcome IS NOT NULL", (waiting,)
-                )
-                now = time.monotonic()
-                for (game,) in await rows.fetchall():
-                    arrived[game] = now
+    """Notes when each finished game's record is first seen ended in PostgreSQL (connected
+    again while PostgreSQL is away)."""
+    while not (done.is_set() and arrived.keys() >= players.finished.keys()):
+        try:
+            async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as db:
+                while not (done.is_set() and arrived.keys() >= players.finished.keys()):
+                    waiting = [game for game in players.finished if game not in arrived]
+                    if waiting:
+                        rows = await db.execute(
+                            "SELECT id FROM games WHERE id = ANY(%s) AND outcome IS NOT NULL",
+                            (waiting,),
+                        )
+                        now = time.monotonic()
+                        for (game,) in await rows.fetchall():
+                            arrived[game] = now
+                    await asyncio.sleep(0.02)
+        except psycopg.OperationalError:
             await asyncio.sleep(0.02)
+
+
+def report(what: str, ages: list[float], last: float, players: Players) -> None:
+    """The figures of a run, on standard output (`-s`)."""
+    ages = sorted(ages)
+    p99 = ages[max(0, round(len(ages) * 0.99) - 1)]
+    print(
+        f"\n{what}: {len(ages)} records; arrival: median {statistics.median(ages):.3f} s, "
+        f"p99 {p99:.3f} s, max {ages[-1]:.3f} s; the last record {last:.3f} s after the "
+        f"restart; {players.unavailable} answers 503 meanwhile"
+    )
 
 
 async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
@@ -178,13 +201,61 @@ async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
             metrics = (await gateway.http.get("/metrics")).text
     finally:
         server.stop()
-    ages = sorted(arrived[game] - at for game, at in players.finished.items())
-    p99 = ages[max(0, round(len(ages) * 0.99) - 1)]
-    print(
-        f"\n{len(ages)} records; arrival after the end's answer: median "
-        f"{statistics.median(ages):.3f} s, p99 {p99:.3f} s, max {ages[-1]:.3f} s; "
-        f"the last record {max(arrived.values()) - back:.3f} s after Redis was back; "
-        f"{players.unavailable} answers 503 meanwhile"
-    )
+    ages = [arrived[game] - at for game, at in players.finished.items()]
+    report("Redis killed (from each end's answer)", ages, max(arrived.values()) - back, players)
     assert max(arrived.values()) - back < ARRIVAL_LIMIT
     assert 'patience_gateway_record_arrival_seconds_count{kind="ended"}' in metrics
+
+
+async def test_every_finished_games_record_arrives_within_moments_of_postgresql_back(
+    engine: EngineThread, tmp_path: Path
+) -> None:
+    """PostgreSQL killed outright while players finish games: the ends made meanwhile
+    wait in Redis, and reach PostgreSQL within moments of its return, as do those after.
+    A player's new game waits for PostgreSQL (503 until it is back)."""
+    redis = EmbeddedRedis().start()
+    postgres = EmbeddedPostgres(data_dir=tmp_path / "postgres").start()
+    settings = Settings(
+        redis_url=redis.url,
+        engine_addr=engine.target,
+        database_url=postgres.url,
+        player_token_keys=(PLAYER_KEY,),
+        outbox_sweep_seconds=SWEEP_SECONDS,
+        speed_paths=environment_speed_paths(),
+    )
+    try:
+        async with running_gateway(settings) as gateway:
+            players = Players(gateway)
+            sessions = [await new_player(gateway) for _ in range(PLAYERS)]
+            arrived: dict[str, float] = {}
+            done = asyncio.Event()
+            async with asyncio.timeout(SWEEP_SECONDS / 2), asyncio.TaskGroup() as group:
+                watcher = group.create_task(watch_arrivals(postgres.url, players, arrived, done))
+                await players.run(sessions, BEFORE)
+                chooser = random.Random(PLAYERS)
+                in_play = await asyncio.gather(*(players.begin(s, chooser) for s in sessions))
+                assert postgres.process is not None
+                postgres.process.kill()  # SIGKILL: no shutdown
+                postgres.process.wait()
+                # the games in play end while PostgreSQL is away
+                await asyncio.gather(
+                    *(players.finish(s, g) for s, g in zip(sessions, in_play, strict=True))
+                )
+                postgres.process = None
+                postgres.start()
+                back = time.monotonic()
+                await players.run(sessions, len(players.finished) + AFTER)
+                done.set()
+                async with asyncio.timeout(ARRIVAL_LIMIT):
+                    await watcher
+    finally:
+        postgres.stop()
+        redis.stop()
+    ages = [arrived[game] - max(at, back) for game, at in players.finished.items()]
+    report(
+        "PostgreSQL killed (from each end's answer, or PostgreSQL's return if later)",
+        ages,
+        max(arrived.values()) - back,
+        players,
+    )
+    assert max(arrived.values()) - back < ARRIVAL_LIMIT
