@@ -41,6 +41,7 @@ import patience
 from patience.deals import MAX_DEAL, RANDOM_DEAL_LOW
 from patience.moves import Move
 from patience.solver import Budget, Verdict, solve
+from patience.solver.search import straightened
 
 from bench.harness import machine
 from bench.harness.paths import REPO_ROOT
@@ -126,7 +127,8 @@ def run_task(task: Task) -> Row:
         "budget_s": task.seconds,
     }
     if result.verdict is Verdict.WON:
-        row.update(encode_line(result.line))
+        # the whole line straightened (the search straightens the first moves only)
+        row.update(encode_line(straightened(state, result.line)))
     return row
 
 

@@ -14,7 +14,7 @@ from patience import Move, Status
 from patience.solver import Budget, Result, Verdict, solve
 from patience.solver.model import Model
 from patience.solver.policy import Policy
-from patience.solver.search import _CHECK_EVERY
+from patience.solver.search import _CHECK_EVERY, STRAIGHTENED, straightened
 from patience.variant import rules_of
 
 from tests.oracle import position
@@ -238,6 +238,18 @@ def test_won_deals_replay_to_won(variant_id: str) -> None:
     for move in line:
         game.push(move)
     assert game.state.status is Status.WON
+
+
+def test_a_whole_line_straightened_still_wins() -> None:
+    """A deal of The Fifteen won in a line of thousands of moves, many of them past what
+    the search straightens itself: straightened all through, it is shorter and still
+    wins."""
+    state = patience.get_variant("the-fifteen").new_game(96846154138235208773)
+    line = won_line(state, Budget(nodes=300_000, seconds=120))
+    assert len(line) > STRAIGHTENED
+    short = straightened(state, line)
+    assert len(short) < len(line)
+    assert replay(state, short).status is Status.WON
 
 
 # --- where a shortcut would lose the win ------------------------------------------------

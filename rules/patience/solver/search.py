@@ -119,19 +119,31 @@ def _never() -> bool:
     return False
 
 
-def _straightened(model: Model, root: Position, line: list[SolverMove]) -> list[SolverMove]:
+def straightened(state: State, line: Iterable[Move]) -> tuple[Move, ...]:
+    """A winning ``line`` from ``state`` without its detours, all of it (``solve``
+    straightens the first STRAIGHTENED moves only, for a hint's time): for the lines
+    kept by the winnability table, where The Fifteen's run to thousands of moves."""
+    model = Model(rules_of(state), state.deal)
+    moves = [model.solver_move(move) for move in line]
+    root = model.position(state)
+    return tuple(map(model.library_move, _straightened(model, root, moves, len(moves))))
+
+
+def _straightened(
+    model: Model, root: Position, line: list[SolverMove], limit: int = STRAIGHTENED
+) -> list[SolverMove]:
     """``line`` without its detours: from each position of the line, the one move that
     reaches the latest position of the line in one step (the line's own next move when
     none reaches further). The depth-first search returns the first line it meets, which
     wanders (moves cards to and fro before it finds its way); this one ends in the same
     position through positions of the same line, in order, so it is as sound a line and
     keeps what the line's end proves. One pass over the legal moves of each position, of
-    the first STRAIGHTENED moves only (a line of The Fifteen may run to tens of thousands
+    the first ``limit`` moves only (a line of The Fifteen may run to tens of thousands
     of moves, and a hint gives the first few hundred: hints.py); the rest as it is."""
     if len(line) < 2:
         return line
-    rest = line[STRAIGHTENED:]
-    line = line[:STRAIGHTENED]
+    rest = line[limit:]
+    line = line[:limit]
     positions = [root]
     for move in line:
         positions.append(model.apply(positions[-1], move))
