@@ -45,7 +45,8 @@ async def player_keys(redis: Redis | RedisCluster, player_id: str) -> list[bytes
         slot = redis.keyslot(tag)
         count: Any = await redis.cluster_countkeysinslot(slot)
         keys: Any = await redis.cluster_get_keys_in_slot(slot, max(int(count), 1))
-        return [bytes(key) for key in keys if tag in bytes(key)]
+        names = [key if isinstance(key, bytes) else str(key).encode() for key in keys]
+        return [name for name in names if tag in name]
     return [
         bytes(key) async for key in redis.scan_iter(match=b"*" + _escaped(tag) + b"*", count=1000)
     ]
