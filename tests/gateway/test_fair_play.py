@@ -240,13 +240,16 @@ async def test_the_days_board_counts_the_cards_autoplay_moved(
     assert switched.status_code == 200, switched.text
     game.follow(switched)
     made, moved = 0, 0
-    for notation in line:  # the line, less the cards autoplay moved meanwhile
-        current = await view(fair, game)
-        if current["status"] != "playing":
-            break
-        if notation in current["legal_moves"]:
+    while (await view(fair, game))["status"] == "playing":
+        # a line from where the game stands, played while it holds: a card autoplay
+        # moved meanwhile may leave a move of it illegal, and the line is found again
+        for notation in await line_of(fair, engine, game):
+            if notation not in (await view(fair, game))["legal_moves"]:
+                break
             answer = await play(fair, game, [notation])
             made, moved = made + 1, moved + 1 + len(answer["autoplayed"])
+            if answer["status"] != "playing":
+                break
     assert (await view(fair, game))["record"]["outcome"] == "won"
     assert made < moved  # autoplay moved some of the cards
     hand, auto = await daily_rows(fair, by_hand, with_autoplay)
@@ -262,9 +265,12 @@ async def test_the_same_result_shares_its_rank_however_fast(
     await play(fair, await start_daily(fair, quick), line)
     clock = clock_of(fair)
     game = await start_daily(fair, slow)
-    for notation in line:
-        clock.offset_ms += 10_000  # ten seconds a move more than the quick player
-        await play(fair, game, [notation])
+    try:
+        for notation in line:
+            clock.offset_ms += 10_000  # ten seconds a move more than the quick player
+            await play(fair, game, [notation])
+    finally:
+        clock.offset_ms = 0
     first, second = await daily_rows(fair, quick, slow)
     assert first["moves"] == second["moves"] == len(line)
     assert first["active_seconds"] < second["active_seconds"]  # shown, not ranked
