@@ -111,6 +111,13 @@ async def test_a_deleted_player_leaves_nothing_behind_and_every_token_is_refused
         "/v1/games", json={"variant": "bisley"}, headers=player.auth()
     )
     assert_problem(created, 401, "invalid-token")
+    anonymous = await gateway.create("bisley")
+    claimed = await gateway.http.post(
+        f"/v1/games/{anonymous.id}/claim", json={"token": anonymous.token}, headers=player.auth()
+    )
+    assert_problem(claimed, 401, "invalid-token")
+    for taken in ("/v1/challenges/ABCD-EFGH/games", "/v1/daily/bisley/games"):
+        assert_problem(await gateway.http.post(taken, headers=player.auth()), 401, "invalid-token")
     refreshed = await gateway.http.post(
         "/v1/sessions/refresh", json={"refresh_token": player.refresh}
     )

@@ -138,6 +138,8 @@ class Challenges:
 
     async def take(self, code: str, player_id: str, client: str) -> tuple[str, Reply]:
         """The taker's game of the challenge's deal (practice)."""
+        _, players_ = self._ready()
+        await players_.refuse_deleted(player_id)
         normal = await self._open(code, client)
         database, _ = self._ready()
         now = self._now()

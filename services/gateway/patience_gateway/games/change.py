@@ -556,6 +556,8 @@ async def claim(games: Games, game_id: str, access_token: str, game_token: str) 
         raise ProblemError(
             "invalid-token", "claim a game with a player's access token (POST /v1/players)"
         )
+    if games.players is not None:
+        await games.players.refuse_deleted(player)
     loaded = await games.store.load(game_id)
     if loaded is None:
         raise unknown_game(game_id)
