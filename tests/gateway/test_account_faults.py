@@ -165,3 +165,23 @@ async def test_a_deletion_cut_short_by_a_fault_is_finished_by_its_retry(
         401,
         "bad-refresh-token",
     )
+
+
+async def test_with_redis_away_the_routes_that_read_postgresql_still_answer(
+    fault_gateway: Gateway, own_redis: OwnRedis
+) -> None:
+    """The mark of deleted players is in Redis; while Redis is away a player route that
+    reads PostgreSQL alone still answers (a deleted player's row refuses its token
+    there), and one that needs Redis is 503 as before."""
+    gateway = fault_gateway
+    player = await new_player(gateway)
+    own_redis.kill()
+    try:
+        me = await gateway.http.get("/v1/players/me", headers=player.auth())
+        assert me.status_code == 200, me.text
+        created = await gateway.http.post(
+            "/v1/games", json={"variant": "bisley"}, headers=player.auth()
+        )
+        assert_problem(created, 503, "storage-unavailable")
+    finally:
+        own_redis.start()

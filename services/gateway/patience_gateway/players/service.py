@@ -32,6 +32,7 @@ from patience_gateway.players.repository import Identity, Player
 from patience_gateway.players.shapes import IdentityShape, PlayerShape, SessionShape
 from patience_gateway.problems import ProblemError
 from patience_gateway.storage.database import Database
+from patience_gateway.storage.failures import STORAGE_DOWN
 from patience_gateway.storage.gone_players import GonePlayers
 from patience_gateway.storage.link_codes import LINK_CODE_SECONDS, LinkCodes
 from patience_gateway.storage.rates import Rate, RateLimits
@@ -103,7 +104,13 @@ class Players:
         return player_id
 
     async def refuse_deleted(self, player_id: str) -> None:
-        if await self.gone.gone(player_id):
+        try:
+            gone = await self.gone.gone(player_id)
+        except STORAGE_DOWN:
+            # Redis away: a route that needs it fails by itself; one that reads
+            # PostgreSQL reads no deleted player there (the tombstone, or no row)
+            return
+        if gone:
             raise ProblemError("invalid-token", f"the player {player_id} was deleted")
 
     def signing_keys(self) -> KeySet:
