@@ -277,7 +277,8 @@ class LooseRelaxation:
         tab, cells, found, stock, waste, _, _ = pos
         piles = (*tab, waste) if waste else tab
         ntab = len(tab)
-        uncovered = bytearray(52)
+        # lists rather than bytearrays: the compiled module indexes them natively
+        uncovered = [0] * 52
         for card in stock:
             uncovered[card] += 1
         for card in cells:
@@ -286,8 +287,8 @@ class LooseRelaxation:
         for pile in piles:
             if pile:
                 uncovered[pile[-1]] += 1
-        ptr = bytearray(found)
-        taken = [bytearray(52) for _ in range(self.groups)]  # copies taken, per order
+        ptr = list(found)
+        taken = [[0] * 52 for _ in range(self.groups)]  # copies taken, per order
         orders = self.orders
         group_of = self.group_of
         where = self.where
