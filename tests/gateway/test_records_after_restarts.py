@@ -12,22 +12,28 @@ to standard output (`-s`), and the arrival metric's series is checked beside the
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
-from typing import Any
 
+import httpx
+import psutil
 import psycopg
 from patience_gateway.settings import Settings
 from patience_gateway.storage.clients import open_redis
 from patience_gateway.storage.outbox import OutboxStore
+from patience_launcher.addresses import free_port
 from patience_launcher.postgres_server import EmbeddedPostgres
 from patience_launcher.redis_server import EmbeddedRedis
 
 from tests.gateway.engines import EngineThread
-from tests.gateway.helpers import PLAYER_KEY, Gateway, environment_speed_paths, running_gateway
-from tests.gateway.players import Session, new_player
+from tests.gateway.helpers import PLAYER_KEY, environment_speed_paths, running_gateway
+from tests.gateway.players import Session, new_player, session_of
 
 PLAYERS = 16
 SWEEP_SECONDS = 300
@@ -36,6 +42,8 @@ SWEEP_SECONDS = 300
 ARRIVAL_LIMIT = 60.0
 # Games finished before the kill, and after Redis is back, by the players together.
 BEFORE, AFTER = 24, 24
+# a player's pause between games, where a gateway of processes is killed
+PAUSE = 0.5
 
 
 def killed_and_back(server: EmbeddedRedis, data: Path) -> EmbeddedRedis:
@@ -70,49 +78,61 @@ async def test_announcements_reach_a_restarted_redis_on_connections_made_afresh(
 
 class Players:
     """Players finishing games (a create, a move, a resign) one after another, each
-    step tried again while the gateway answers 503; `finished` is when each game's
-    resign was answered 200."""
+    step tried again while the gateway answers 503 or, served by processes, drops the
+    connection; `finished` is when each game's end was answered (for an end whose
+    answer was lost, when it was first asked for: its age is counted from then)."""
 
-    def __init__(self, gateway: Gateway) -> None:
-        self.gateway = gateway
+    def __init__(self, http: httpx.AsyncClient, pause: float = 0.0) -> None:
+        self.http = http
+        self.pause = pause  # between a player's games
         self.finished: dict[str, float] = {}
         self.unavailable = 0
         self.stop = asyncio.Event()
 
     async def _step(
         self, method: str, path: str, player: Session, body: object = None
-    ) -> dict[str, Any]:
+    ) -> httpx.Response:
+        """The first answer that is not 503 (any status: the caller judges it)."""
         while True:
-            response = await self.gateway.http.request(
-                method, path, json=body, headers=player.auth()
-            )
-            if response.status_code != 503:
-                assert response.status_code in (200, 201), response.text
-                answer: dict[str, Any] = response.json()
-                return answer
+            try:
+                response = await self.http.request(method, path, json=body, headers=player.auth())
+            except httpx.TransportError:  # a worker killed with the request
+                response = None
+            if response is not None and response.status_code != 503:
+                return response
             self.unavailable += 1
             await asyncio.sleep(0.02)
 
     async def begin(self, player: Session, chooser: random.Random) -> str:
         """A new game of the player's, one move made: its path."""
-        game = await self._step("POST", "/v1/games", player, {"variant": "bisley"})
+        created = await self._step("POST", "/v1/games", player, {"variant": "bisley"})
+        assert created.status_code == 201, created.text
+        game = created.json()
         path = f"/v1/games/{game['id']}"
         move = {"move": chooser.choice(game["legal_moves"])}
         moved = await self._step("POST", f"{path}/moves", player, move)
-        if moved["status"] != "playing":  # the move left it stuck: ended already
-            self.finished[game["id"]] = time.monotonic()
+        # (a move sent again after a dropped connection may find itself made: 409, 422)
+        if moved.status_code == 200 and moved.json()["status"] != "playing":
+            self.finished[game["id"]] = time.monotonic()  # the move left it stuck: ended
         return path
 
     async def finish(self, player: Session, path: str) -> None:
         game = path.rpartition("/")[2]
-        if game not in self.finished:
-            await self._step("POST", f"{path}/resign", player)
+        if game in self.finished:
+            return
+        asked = time.monotonic()
+        resigned = await self._step("POST", f"{path}/resign", player)
+        if resigned.status_code == 200:
             self.finished[game] = time.monotonic()
+        else:  # ended already: by a resign whose answer was lost, or stuck by the move
+            assert resigned.json()["code"] == "game-over", resigned.text
+            self.finished[game] = asked
 
     async def play(self, player: Session, seed: int) -> None:
         chooser = random.Random(seed)
         while not self.stop.is_set():
             await self.finish(player, await self.begin(player, chooser))
+            await asyncio.sleep(self.pause)
 
     async def run(self, sessions: list[Session], count: int) -> None:
         """Every player plays until `count` games are finished in all."""
@@ -174,7 +194,7 @@ async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
     )
     try:
         async with running_gateway(settings) as gateway:
-            players = Players(gateway)
+            players = Players(gateway.http)
             sessions = [await new_player(gateway) for _ in range(PLAYERS)]
             arrived: dict[str, float] = {}
             done = asyncio.Event()
@@ -225,7 +245,7 @@ async def test_every_finished_games_record_arrives_within_moments_of_postgresql_
     )
     try:
         async with running_gateway(settings) as gateway:
-            players = Players(gateway)
+            players = Players(gateway.http)
             sessions = [await new_player(gateway) for _ in range(PLAYERS)]
             arrived: dict[str, float] = {}
             done = asyncio.Event()
@@ -259,3 +279,104 @@ async def test_every_finished_games_record_arrives_within_moments_of_postgresql_
         players,
     )
     assert max(arrived.values()) - back < ARRIVAL_LIMIT
+
+
+def workers_of(process: subprocess.Popen[bytes]) -> list[int]:
+    """The gateway's workers that serve: Granian's runtime (its tokio threads) runs in a
+    worker once its app has started (a killed one not yet reaped is a zombie)."""
+    workers = []
+    for child in psutil.Process(process.pid).children():
+        try:
+            if child.status() == psutil.STATUS_ZOMBIE:
+                continue
+            names = [Path(f"/proc/{child.pid}/task/{t.id}/comm") for t in child.threads()]
+            if any(name.read_text().startswith("tokio") for name in names):
+                workers.append(child.pid)
+        except (psutil.NoSuchProcess, OSError):
+            continue
+    return workers
+
+
+async def serving(
+    base: str, process: subprocess.Popen[bytes], log: Path, count: int, gone: int = 0
+) -> None:
+    """Until the gateway has `count` workers, none of them `gone`, and answers."""
+    async with httpx.AsyncClient(base_url=base, timeout=1) as http:
+        async with asyncio.timeout(90):
+            while True:
+                assert process.poll() is None, log.read_text()
+                workers = workers_of(process)
+                if len(workers) == count and gone not in workers:
+                    try:
+                        if (await http.get("/livez")).status_code == 200:
+                            return
+                    except httpx.TransportError:
+                        pass
+                await asyncio.sleep(0.1)
+
+
+async def test_every_finished_games_record_arrives_through_gateway_workers_killed(
+    engine: EngineThread, database_of_its_own: str, tmp_path: Path
+) -> None:
+    """`python -m patience_gateway` with two workers, each of them killed outright in
+    turn under load (one of them held the drain's lock: the other takes it over); the
+    players' connections to a killed worker drop and their requests are made again."""
+    redis = EmbeddedRedis().start()
+    port = free_port()
+    log = tmp_path / "gateway.log"
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("OTEL_")},
+        "REDIS_URL": redis.url,
+        "ENGINE_ADDR": engine.target,
+        "DATABASE_URL": database_of_its_own,
+        "PLAYER_TOKEN_KEYS": PLAYER_KEY,
+        "GATEWAY_HOST": "127.0.0.1",
+        "GATEWAY_PORT": str(port),
+        "GATEWAY_WORKERS": "2",
+        "WINNABLE_POOL_SIZE": "0",
+        "OUTBOX_SWEEP_SECONDS": str(SWEEP_SECONDS),
+        "LOG_LEVEL": "warning",
+        "GATEWAY_ACCESS_LOG": "off",
+    }
+    base = f"http://127.0.0.1:{port}"
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "patience_gateway"], env=env, stdout=sink, stderr=sink
+        )
+    try:
+        await serving(base, process, log, 2)
+        async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+            # players who take a moment between games: the test is of the kills, not of
+            # a drain sharing a saturated worker's processor with the requests
+            players = Players(http, pause=PAUSE)
+            sessions = [session_of(await http.post("/v1/players", json={})) for _ in range(PLAYERS)]
+            arrived: dict[str, float] = {}
+            done = asyncio.Event()
+            async with asyncio.timeout(SWEEP_SECONDS / 2), asyncio.TaskGroup() as group:
+                watcher = group.create_task(
+                    watch_arrivals(database_of_its_own, players, arrived, done)
+                )
+                await players.run(sessions, BEFORE)
+                for worker in workers_of(process):  # each of the first two, in turn
+                    load = group.create_task(players.run(sessions, len(players.finished) + AFTER))
+                    started = len(players.finished)
+                    while len(players.finished) < started + PLAYERS // 2:
+                        await asyncio.sleep(0.01)
+                    os.kill(worker, signal.SIGKILL)
+                    killed = time.monotonic()
+                    await load
+                    await serving(base, process, log, 2, worker)  # its replacement started
+                done.set()
+                async with asyncio.timeout(ARRIVAL_LIMIT):
+                    await watcher
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        redis.stop()
+    ages = [arrived[game] - at for game, at in players.finished.items()]
+    report("a gateway worker killed, twice", ages, max(arrived.values()) - killed, players)
+    assert max(arrived.values()) - killed < ARRIVAL_LIMIT

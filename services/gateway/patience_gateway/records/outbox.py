@@ -48,7 +48,10 @@ from patience_gateway.storage.outbox import OutboxStore
 
 log = logging.getLogger("patience_gateway")
 
-LOCK_MS: Final = 10_000
+# Short, so that the records wait little for another process when the one draining is
+# killed: the drain renews it before each game (`drain`), and a round that finds it
+# lost stops there.
+LOCK_MS: Final = 3_000
 GAMES_PER_ROUND: Final = 200
 ENTRIES_PER_GAME: Final = 50
 SWEEP_SECONDS: Final = 300.0
@@ -155,7 +158,7 @@ class OutboxDrain:
         if not await self._hold_lock():
             return False
         await self.schema_ready()
-        worked = await self.drain()
+        worked = await self.drain(keep_lock=True)
         now = time.monotonic()
         if now >= self._next_sweep:
             self._next_sweep = now + self.settings.sweep_seconds
@@ -174,10 +177,13 @@ class OutboxDrain:
             return True
         return await self.outbox.take_lock(self.token, LOCK_MS)
 
-    async def drain(self) -> bool:
-        """Applies the waiting games' entries; whether there were any."""
+    async def drain(self, *, keep_lock: bool = False) -> bool:
+        """Applies the waiting games' entries; whether there were any. `keep_lock`: the
+        lock renewed before each game, and the round ended if another process has it."""
         waiting = await self.outbox.waiting(GAMES_PER_ROUND)
         for game_id, score in waiting:
+            if keep_lock and not await self._hold_lock():
+                break
             await self.drain_game(game_id, score)
         return bool(waiting)
 
