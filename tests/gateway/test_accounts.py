@@ -242,7 +242,15 @@ async def test_a_joiner_outside_an_emoji_sequence_is_refused(accounts_gateway: G
 
 async def test_every_401_says_bearer_and_its_error(accounts_gateway: Gateway) -> None:
     gateway = accounts_gateway
+    game = await gateway.create("bisley")
     answers = [
+        # a move takes the speed path, its refusals answered by the app's handlers
+        await gateway.http.post(
+            f"/v1/games/{game.id}/moves",
+            json={"move": game.created["legal_moves"][0]},
+            headers={"Authorization": "Bearer a.b.c"},
+        ),
+        await gateway.http.get(f"/v1/games/{game.id}/events"),  # no stream ticket
         await gateway.http.get("/v1/players/me"),
         await gateway.http.get("/v1/players/me", headers={"Authorization": "Bearer a.b.c"}),
         await gateway.http.post("/v1/sessions/refresh", json={"refresh_token": "nope"}),
