@@ -4,7 +4,9 @@ PostgreSQL and engine. The metrics port answers for every worker (their requests
 with what is read from Redis and PostgreSQL at the scrape, the CPU, memory and open files
 of the main process and of each worker, the requests in flight and the build; the API
 port no longer answers /metrics; the text passes `promtool check metrics`; and a second
-gateway given the same metrics port stops at once, naming it."""
+gateway given the same metrics port stops at once, naming it. `patience serve` keeps the
+gateway's /metrics on its API port, where its banner says it is, whatever the
+environment says."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
 from tests.gateway.engines import EngineThread
+from tests.observability.conftest import start_serve
 
 WORKERS = 2
 WAIT = 60.0
@@ -201,3 +204,10 @@ def test_a_second_gateway_on_the_same_metrics_port_stops_naming_it(
         stop(second.process)
     assert f"port {metrics_port} is in use" in second.log.read_text()
     assert httpx.get(gateway.metrics, timeout=WAIT).status_code == 200  # the first serves on
+
+
+def test_patience_serve_keeps_the_metrics_on_the_api_port(tmp_path: Path) -> None:
+    for served in start_serve(tmp_path, {"GATEWAY_METRICS_PORT": str(free_port())}):
+        assert served.gateway_metrics == f"{served.rest}/metrics"
+        answer = httpx.get(served.gateway_metrics, timeout=WAIT)
+        assert answer.status_code == 200 and "patience_gateway_build_info" in answer.text

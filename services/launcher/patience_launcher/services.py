@@ -34,6 +34,9 @@ METRICS_PREFIX = "patience-metrics-"
 ENGINE_METRICS_VARIABLE = declared(EngineConfig, "metrics_port").name
 # What the gateway answers its health checks with: the launcher knows its own.
 INSTANCE_VARIABLE = declared(GatewaySettings, "instance_id").name
+# The gateway's /metrics stays on its API port, where the banner says it is, whatever
+# this environment says of a port of their own (the Kubernetes manifests use one).
+GATEWAY_METRICS_VARIABLE = declared(GatewaySettings, "metrics_port").name
 
 
 def service_argv(script: str, module: str) -> list[str]:
@@ -231,7 +234,11 @@ def start_gateway(
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
     instance = secrets.token_hex(8)
     env = child_env(
-        **{METRICS_VARIABLE: str(metrics_dir), INSTANCE_VARIABLE: instance},
+        **{
+            METRICS_VARIABLE: str(metrics_dir),
+            INSTANCE_VARIABLE: instance,
+            GATEWAY_METRICS_VARIABLE: "0",
+        },
         REDIS_URL=redis_url,
         ENGINE_ADDR=engine_addr,
         GATEWAY_HOST=host,
