@@ -9,6 +9,9 @@ import asyncio
 
 import pytest
 import redis.asyncio as aioredis
+from patience_gateway.settings import Settings
+from patience_gateway.storage import clients
+from patience_gateway.storage.clients import open_redis
 from patience_gateway.storage.events import CLOSING, EventHub
 from patience_gateway.storage.keys import events_key
 from redis.asyncio.cluster import RedisCluster
@@ -78,3 +81,26 @@ async def test_ending_the_streams_ends_those_open_and_those_opened_after(
         assert hub.streams == 0
     finally:
         await hub.aclose()
+
+
+async def test_a_listener_added_after_an_idle_spell_is_heard(
+    store_kind: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hub's reader waits on its pub/sub connection while a new listener subscribes
+    after every stream has closed: a health check due then would read the PING's answer
+    on that connection beside the reader (redis-py's asyncio pub/sub refuses: "read()
+    called while another coroutine is already waiting"). The hub's client has none; the
+    gateway's other clients still do, here due after 50 ms."""
+    monkeypatch.setattr(clients, "HEALTH_CHECK_SECONDS", 0.05)
+    redis = open_redis(settings, health_checks=False)
+    hub = EventHub(redis)
+    try:
+        for version in (1, 2):
+            async with hub.listen("game-d") as listener:
+                await publish(redis, "game-d", b"move %d\n{}" % version)
+                async with asyncio.timeout(10):
+                    assert (await listener.get()).version == version
+            await asyncio.sleep(0.2)  # idle past the interval, nothing subscribed
+    finally:
+        await hub.aclose()
+        await redis.aclose()

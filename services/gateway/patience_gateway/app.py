@@ -154,7 +154,10 @@ async def open_services(
             settings.winnable_solve_positions,
         ),
     )
-    events = EventHub(redis)
+    # its own client: a pub/sub connection is read by the hub's reader (`open_redis`)
+    events_redis = open_redis(settings, health_checks=False)
+    stack.push_async_callback(events_redis.aclose)
+    events = EventHub(events_redis)
     stack.push_async_callback(events.aclose)  # ends this process's event streams
     if served:
         stack.callback(call_on_stop_signal(events.end_streams))

@@ -46,7 +46,7 @@ BACKOFF = ExponentialBackoff(cap=1.0, base=0.05)
 HEALTH_CHECK_SECONDS = 5
 
 
-def open_redis(settings: Settings) -> Redis | RedisCluster:
+def open_redis(settings: Settings, *, health_checks: bool = True) -> Redis | RedisCluster:
     """The client for settings.redis_url.
 
     Connections that died with the server they reached (a Redis restarted, a primary
@@ -61,13 +61,18 @@ def open_redis(settings: Settings) -> Redis | RedisCluster:
     free, and the outbox's and the drain's commands give the same result twice (a
     rate limit may count one request twice: the safe side).
     No socket timeout: GameStore puts one deadline on each call instead.
+
+    Without `health_checks`: for a pub/sub connection that a reader waits on. redis-py's
+    asyncio pub/sub reads a health check's PONG on the subscribe that follows an idle
+    spell, while the reader is already reading that connection ("read() called while
+    another coroutine is already waiting"); the reader finds a lost connection itself.
     """
     common: dict[str, Any] = {
         "socket_timeout": None,
         "socket_connect_timeout": settings.redis_timeout_seconds,
         "retry": Retry(BACKOFF, RETRIES),
         "retry_on_error": [RedisConnectionError, RedisTimeoutError],
-        "health_check_interval": HEALTH_CHECK_SECONDS,
+        "health_check_interval": HEALTH_CHECK_SECONDS if health_checks else 0,
     }
     if not settings.redis_cluster:
         return Redis.from_url(settings.redis_url, **common)
