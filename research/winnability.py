@@ -248,7 +248,8 @@ def describe_runs(runs: list[Row]) -> str:
     commits = sorted({str(r["commit"]) for r in runs})
     rows = sum(int(str(r["rows"])) for r in runs)
     return (
-        f"Searched in {len(runs)} runs from {runs[0]['started']} to {runs[-1]['ended']}"
+        f"Searched in {len(runs)} run{'s' if len(runs) > 1 else ''}"
+        f" from {runs[0]['started']} to {runs[-1]['ended']}"
         f" ({rows:,} searches; commits {', '.join(commits)}), on: {'; '.join(machines)}."
     )
 
