@@ -2,26 +2,31 @@
 production (`python -m patience_gateway`) with the logging variables of the gateway in
 deploy/kubernetes/overlays/production, which logs from warning up. Every answer, a
 200, a 422 and a 503 alike, still has its access line, found by the answer's
-Request-Id, while the application's own lines below warning stay out."""
+Request-Id, while the application's own lines below warning stay out; and in process,
+GATEWAY_ACCESS_LOG off writes none."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from patience_gateway.settings import Settings
 from patience_launcher.addresses import free_port
 
 from tests.deploy.kustomize import find, render
 from tests.gateway.engines import EngineThread
+from tests.gateway.helpers import running_gateway
 
 PRODUCTION = Path(__file__).parents[2] / "deploy" / "kubernetes" / "overlays" / "production"
 LOGGING = ("LOG_LEVEL", "GATEWAY_ACCESS_LOG")
@@ -129,3 +134,17 @@ def test_every_answer_has_its_line_at_the_production_level(gateway_process: Logg
         for line in gateway_process.lines()
         if line["level"] in ("debug", "info") and line["logger"] != "patience_gateway.access"
     ]
+
+
+@pytest.mark.parametrize(("access_log", "lines"), [(True, 1), (False, 0)])
+async def test_the_access_lines_follow_their_own_setting(
+    settings: Settings, caplog: pytest.LogCaptureFixture, access_log: bool, lines: int
+) -> None:
+    """GATEWAY_ACCESS_LOG, whatever LOG_LEVEL says: on, a line; off, none."""
+    caplog.set_level(logging.DEBUG, logger="patience_gateway.access")
+    quiet = replace(settings, log_level="error", access_log=access_log)
+    async with running_gateway(quiet) as gateway:
+        caplog.clear()
+        answer = await gateway.http.get("/v1/variants")
+    access = [r for r in caplog.records if r.name == "patience_gateway.access"]
+    assert answer.status_code == 200 and len(access) == lines
