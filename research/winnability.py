@@ -7,7 +7,8 @@ verdict is appended, as the deal ends, to the data file kept in the repository
 in move notation, LOST, or UNKNOWN with the CPU seconds spent), so a run may stop at any
 time and a later one goes on without searching a deal again. A deal left UNKNOWN is
 searched again by a run with a larger budget (or with --retry-unknown, after the solver
-changed); the latest line of a deal is its verdict. The deals are taken in turns, one of
+changed); the latest line of a deal is its verdict (a run starts by keeping that one
+only, so the file holds one line a game and deal). The deals are taken in turns, one of
 each game, so that a run stopped early has searched every game alike.
 
 The table (docs/winnability.md) is written from the data file, and every WON line is
@@ -135,6 +136,18 @@ def run_task(task: Task) -> Row:
 def latest(rows: Iterable[Row]) -> dict[tuple[str, int], Row]:
     """Each deal's latest row: its verdict."""
     return {(str(r["game"]), int(str(r["deal"]))): r for r in rows}
+
+
+def compact(path: Path) -> None:
+    """Rewrites the file with one line a deal, its latest, where a deal searched again
+    left two (at the start of a run: one process writes the file at a time)."""
+    rows = read_rows(path)
+    verdicts = latest(rows)
+    if len(verdicts) == len(rows):
+        return
+    fresh = path.with_suffix(".tmp")
+    fresh.write_text("".join(json.dumps(row) + "\n" for row in verdicts.values()))
+    os.replace(fresh, path)
 
 
 def pending(tasks: list[Task], verdicts: dict[tuple[str, int], Row], retry: bool) -> list[Task]:
@@ -349,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     tasks = in_turns(per_game)
     if not args.render_only:
+        compact(args.data)
         todo = pending(tasks, latest(read_rows(args.data)), args.retry_unknown)
         print(f"{len(tasks) - len(todo)} deals already done, {len(todo)} to go", file=sys.stderr)
         search(todo, args.jobs, args.data, args.runs, args.minutes)
