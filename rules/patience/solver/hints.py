@@ -84,10 +84,11 @@ from .unseen import SAMPLES, arrangements, hides_cards, seen_digest, without_hid
 HINT_BUDGET = Budget(nodes=200_000, seconds=0.8)
 # The share of a fair hint's budget given to the lines that turn up no hidden card.
 _PLAIN_SHARE = 4
-# The steps of a line a hint gives at most, give or take a few to its next card home
-# (line_steps); a stretch with none given where a line brings none home for long; the
+# The steps of a line a hint gives, give or take the way to its next card home, and at
+# most (line_steps); a stretch with none given where a line brings none home for long; the
 # positions a hint's avoid names at most (16 bytes each).
 LINE_STEPS = 512
+LINE_LIMIT = 16 * LINE_STEPS
 STRETCH = 64
 AVOIDED = 256
 _DEAL = Move.deal()
@@ -207,10 +208,14 @@ def line_steps(state: State, moves: Sequence[Move]) -> tuple[Step, ...]:
     it depend on what it shows. A line longer than LINE_STEPS is cut after its first
     move to a foundation from there: a line of The Fifteen may run to tens of thousands
     of moves, and a cut there is an end like the others (more cards home than at any
-    position before it). One that brings no card home from LINE_STEPS to 4 x LINE_STEPS
+    position before it), however far that is, up to LINE_LIMIT moves: The Fifteen's
+    lines bring no card home for a thousand moves and more, and a line cut short of its
+    next card home leaves the next search to find the way on from a position no nearer
+    the win, with the positions behind it to avoid (:func:`_avoided`), which it can
+    only name so many of. One that brings no card home from LINE_STEPS to LINE_LIMIT
     moves is cut after its last move to a foundation before, or, with none, after
-    STRETCH moves (an end that is no progress: :func:`_avoided`); a plan's size stays
-    bounded (10 bytes a step)."""
+    STRETCH moves (an end that is no progress); a plan's size stays bounded (10 bytes a
+    step)."""
     rules = rules_of(state)
     model = _model_of(rules)
     pos = model.position(state)
@@ -226,7 +231,7 @@ def line_steps(state: State, moves: Sequence[Move]) -> tuple[Step, ...]:
             last_home = len(steps)
             if len(steps) >= LINE_STEPS:
                 break
-        elif len(steps) >= 4 * LINE_STEPS:
+        elif len(steps) >= LINE_LIMIT:
             return tuple(steps[: last_home or STRETCH])
     return tuple(steps)
 
