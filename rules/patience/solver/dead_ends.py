@@ -124,10 +124,11 @@ class Relaxation:
         template = self._templates.get(found)
         if template is None:
             template = self._template(found)
-        state = bytearray(template[0])
-        is_next = bytearray(template[1])
-        ptr = bytearray(found)
-        pile_of = bytearray(52)
+        # lists rather than bytearrays: the compiled module indexes them natively
+        state = list(template[0])
+        is_next = list(template[1])
+        ptr = list(found)
+        pile_of = [0] * 52
         for i, pile in enumerate(tab):
             for c in pile:
                 pile_of[c] = i
