@@ -67,7 +67,7 @@ def test_a_build_of_other_sources_is_not_used(tmp_path: Path) -> None:
         shutil.copy(native.PACKAGE / f"{name}.py", package)
     build = tmp_path / "compiled"
     build.mkdir()
-    suffix = native._suffix()
+    suffix = native.extension_suffix()
     for name in (*native.MODULES, f"{native.GROUP}__mypyc"):
         (build / f"{name}{suffix}").touch()
     stamp = {"suffix": suffix, "sources": native.fingerprints(package)}

@@ -60,7 +60,8 @@ def fingerprints(package: Path = PACKAGE) -> dict[str, str]:
     }
 
 
-def _suffix() -> str:
+def extension_suffix() -> str:
+    """The file name ending of a compiled module for the Python running."""
     return importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
@@ -68,13 +69,13 @@ def usable(build: Path = BUILD, package: Path = PACKAGE) -> bool:
     """Whether the build in ``build`` is complete, for this Python, and of the sources
     in ``package`` as they are now."""
     try:
-        stamp = json.loads((build / "sources.json").read_text())
+        stamp = json.loads((build / STAMP.name).read_text())
     except (OSError, ValueError):
         return False
-    if stamp.get("suffix") != _suffix() or stamp.get("sources") != fingerprints(package):
+    if stamp.get("suffix") != extension_suffix() or stamp.get("sources") != fingerprints(package):
         return False
     names = (*MODULES, f"{GROUP}__mypyc")
-    return all((build / f"{name}{_suffix()}").is_file() for name in names)
+    return all((build / f"{name}{extension_suffix()}").is_file() for name in names)
 
 
 def search_path(path: list[str], environ: Mapping[str, str] = os.environ) -> list[str]:
@@ -114,7 +115,7 @@ def build(build: Path = BUILD) -> int:
             return done.returncode
         build.mkdir(parents=True)
         for name in (*MODULES, f"{GROUP}__mypyc"):
-            shutil.copy(Path(scratch, "patience", "solver", f"{name}{_suffix()}"), build)
-    stamp = {"suffix": _suffix(), "sources": sources}
-    (build / "sources.json").write_text(json.dumps(stamp, indent=1) + "\n")
+            shutil.copy(Path(scratch, "patience", "solver", f"{name}{extension_suffix()}"), build)
+    stamp = {"suffix": extension_suffix(), "sources": sources}
+    (build / STAMP.name).write_text(json.dumps(stamp, indent=1) + "\n")
     return 0
