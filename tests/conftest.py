@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 import uuid
@@ -65,6 +66,24 @@ def database_of_its_own(database_url: str) -> str:
     with psycopg.connect(database_url, autocommit=True) as connection:
         connection.execute(f'CREATE DATABASE "{name}"')
     return database_url.rsplit("/", 1)[0] + "/" + name
+
+
+_redis_databases = itertools.count()
+
+
+@pytest.fixture
+def redis_of_its_own(redis_server: EmbeddedRedis) -> str:
+    """An emptied database of the suite's redis-server (1 to 15, in turn), for a
+    gateway whose records go to a database of its own (`database_of_its_own`): two
+    gateways on one Redis with different PostgreSQL databases drain each other's
+    outboxes, and a game whose player one database lacks is taken there for a deleted
+    player's and forgotten."""
+    import redis
+
+    url = f"{redis_server.url.rsplit('/', 1)[0]}/{1 + next(_redis_databases) % 15}"
+    with redis.Redis.from_url(url) as client:
+        client.flushdb()
+    return url
 
 
 @pytest.fixture(scope="session")

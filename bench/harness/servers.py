@@ -206,7 +206,11 @@ class LauncherProcess(HttpServerProcess):
     @property
     def redis_url(self) -> str:
         """The embedded Redis's URL, as the launcher's banner says it."""
-        found = re.search(r"^\s*Redis\s+(redis://\S+)", self.output(), re.MULTILINE)
+        # the whole log: the banner comes first, and the access lines after it soon
+        # push it out of the output's tail
+        assert self.log_file is not None
+        whole = self.log_file.read_text(errors="replace")
+        found = re.search(r"^\s*Redis\s+(redis://\S+)", whole, re.MULTILINE)
         if found is None:
             raise RuntimeError(f"no Redis in the banner of patience serve:\n{self.output()}")
         return found.group(1)

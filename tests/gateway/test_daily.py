@@ -307,21 +307,25 @@ async def test_boards_are_of_known_variants_and_recent_days(records_gateway: Gat
 
 @pytest.fixture
 async def gateway_of_its_own_database(
-    records_settings: Settings, database_of_its_own: str
+    records_settings: Settings, database_of_its_own: str, redis_of_its_own: str
 ) -> AsyncIterator[Gateway]:
-    """A gateway keeping its records in a database of its own: the rows a board test
-    writes straight into PostgreSQL must not reach the boards other tests read."""
-    settings = replace(records_settings, database_url=database_of_its_own)
+    """A gateway keeping its records in a database of its own (and its games in a Redis
+    database of its own): the rows a board test writes straight into PostgreSQL must not
+    reach the boards other tests read."""
+    settings = replace(
+        records_settings, database_url=database_of_its_own, redis_url=redis_of_its_own
+    )
     async with running_gateway(settings) as gateway:
         yield gateway
 
 
 async def test_the_wins_and_streak_boards_with_ties_around_me_and_a_rebuild(
-    gateway_of_its_own_database: Gateway, database_of_its_own: str, redis: Any
+    gateway_of_its_own_database: Gateway, database_of_its_own: str
 ) -> None:
     """Boards from finished games written straight into PostgreSQL's records, as the
     drain leaves them; ties share a rank; Redis loses the boards and they come back."""
     records_gateway, database_url = gateway_of_its_own_database, database_of_its_own
+    redis = records_gateway.app.state.services.redis
     variant = "cody"
     players = [await new_player(records_gateway, f"p{n}") for n in range(6)]
     wins = [5, 3, 3, 2, 0, 1]
@@ -356,7 +360,7 @@ async def test_the_wins_and_streak_boards_with_ties_around_me_and_a_rebuild(
             await board(f"/v1/leaderboards/streaks/{variant}?top=10"),
         ]
 
-    for key in await redis.keys(f"board:{{*{variant}*"):
+    for key in await redis.keys(f"board:v2:{{*{variant}*"):
         await redis.delete(key)  # boards other runs of this worker left
     first = await read_all()
     alltime = first[0]
@@ -368,7 +372,7 @@ async def test_the_wins_and_streak_boards_with_ties_around_me_and_a_rebuild(
     assert first[1]["board"] == f"wins:{variant}:{week_of(days.today())}"
     streaks = first[2]
     assert [r["score"] for r in streaks["top"]] == [5, 3, 3, 2, 1]
-    for key in await redis.keys(f"board:{{*{variant}*"):
+    for key in await redis.keys(f"board:v2:{{*{variant}*"):
         await redis.delete(key)  # Redis lost them
     assert await read_all() == first
 

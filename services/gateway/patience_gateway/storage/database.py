@@ -22,6 +22,11 @@ class DatabaseUnavailable(Exception):
     """PostgreSQL cannot be reached (or is not configured): nothing was written."""
 
 
+# How long the pool keeps trying to replace a connection before it leaves that to the
+# next request for one (see Database.__init__).
+RECONNECT_SECONDS = 5.0
+
+
 class Database:
     """The gateway process's connections to PostgreSQL (opened lazily, so a gateway
     starts and plays games while PostgreSQL is down)."""
@@ -38,6 +43,11 @@ class Database:
             # a connection that died with the server is replaced before it is handed out
             check=AsyncConnectionPool.check_connection,
             kwargs={"connect_timeout": max(int(timeout_seconds), 1)},
+            # psycopg_pool tries a lost connection again after 1, 2, 4, 8... seconds,
+            # for reconnect_timeout in all; given up sooner, the next request for a
+            # connection tries at once: a PostgreSQL that was away for a minute is used
+            # within moments of its return, not half a minute later
+            reconnect_timeout=RECONNECT_SECONDS,
         )
         self._opened = False
 
