@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import psycopg
 import pytest
 from patience_gateway.settings import Settings
 from patience_launcher.postgres_server import find_postgres_bin
+from patience_launcher.redis_server import EmbeddedRedis
 
 from tests.deploy.kustomize import Doc, find, pod_spec, render
 from tests.gateway.engines import EngineThread
@@ -159,15 +161,24 @@ def next_second() -> None:
     time.sleep(1.05 - time.time() % 1)
 
 
+@pytest.fixture
+def redis_server_of_its_own() -> Iterator[EmbeddedRedis]:
+    """A Redis of the test's own beside its database of its own: on the suite's Redis,
+    the outbox drains of other tests' gateways, whose PostgreSQL lacks these players,
+    would take their games for a deleted player's and forget them."""
+    with EmbeddedRedis() as server:
+        yield server
+
+
 async def test_a_restored_dump_gives_back_every_players_statistics_and_games(
     scripts: Scripts,
     engine: EngineThread,
-    redis_url: str,
+    redis_server_of_its_own: EmbeddedRedis,
     database_of_its_own: str,
     tmp_path: Path,
 ) -> None:
     settings = Settings(
-        redis_url=redis_url,
+        redis_url=redis_server_of_its_own.url,
         engine_addr=engine.target,
         database_url=database_of_its_own,
         player_token_keys=(PLAYER_KEY,),
