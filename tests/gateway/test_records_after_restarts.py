@@ -24,6 +24,7 @@ from pathlib import Path
 import httpx
 import psutil
 import psycopg
+import pytest
 from patience_gateway.settings import Settings
 from patience_gateway.storage.clients import open_redis
 from patience_gateway.storage.outbox import OutboxStore
@@ -180,6 +181,9 @@ def report(what: str, ages: list[float], last: float, players: Players) -> None:
     )
 
 
+# Beside the bench's run, which starts servers on free ports while this one is away: a
+# server of the bench could take the port before the restart claims it again.
+@pytest.mark.xdist_group("bench")
 async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
     engine: EngineThread, database_of_its_own: str, tmp_path: Path
 ) -> None:
@@ -227,6 +231,9 @@ async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
     assert 'patience_gateway_record_arrival_seconds_count{kind="ended"}' in metrics
 
 
+# Beside the bench's run, which starts servers on free ports while this one is away: a
+# server of the bench could take the port before the restart claims it again.
+@pytest.mark.xdist_group("bench")
 async def test_every_finished_games_record_arrives_within_moments_of_postgresql_back(
     engine: EngineThread, tmp_path: Path
 ) -> None:
