@@ -90,6 +90,21 @@ async def records_gateway(records_settings: Settings) -> AsyncIterator[Gateway]:
         yield gateway
 
 
+@pytest.fixture
+async def gateway_of_its_own_database(
+    records_settings: Settings, database_of_its_own: str, redis_of_its_own: str
+) -> AsyncIterator[Gateway]:
+    """A gateway keeping its records in a database of its own (and its games in a Redis
+    database of its own): for a test whose rows, written straight into PostgreSQL, must
+    not reach the boards other tests read, or that moves its records' clock days ahead
+    (its drain would end other tests' games as abandoned)."""
+    settings = replace(
+        records_settings, database_url=database_of_its_own, redis_url=redis_of_its_own
+    )
+    async with running_gateway(settings) as gateway:
+        yield gateway
+
+
 @pytest.fixture(scope="session")
 async def redis(settings: Settings) -> AsyncIterator[aioredis.Redis | RedisCluster]:
     client = open_redis(settings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -118,9 +119,14 @@ class GameHandle:
 
 class SteadyClock:
     """The records' clock of a test gateway: a second later at each reading, from a
-    fixed start, so two gateways given the same requests write the same records."""
+    fixed start, so two gateways given the same requests write the same records.
 
-    START_MS = 1_780_000_000_000
+    The start is the wall's time when the suite began: the suite's gateways share one
+    PostgreSQL, and a gateway on the wall's clock (the daily deal's tests) judges every
+    game in it by that clock. Games whose records said an earlier day would be due to be
+    abandoned there, and ended under the test playing them."""
+
+    START_MS = time.time_ns() // 1_000_000 // 1000 * 1000
 
     def __init__(self) -> None:
         self.now_ms = self.START_MS

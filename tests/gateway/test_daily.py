@@ -305,20 +305,6 @@ async def test_boards_are_of_known_variants_and_recent_days(records_gateway: Gat
         assert_problem(refused, 400, "invalid-day")
 
 
-@pytest.fixture
-async def gateway_of_its_own_database(
-    records_settings: Settings, database_of_its_own: str, redis_of_its_own: str
-) -> AsyncIterator[Gateway]:
-    """A gateway keeping its records in a database of its own (and its games in a Redis
-    database of its own): the rows a board test writes straight into PostgreSQL must not
-    reach the boards other tests read."""
-    settings = replace(
-        records_settings, database_url=database_of_its_own, redis_url=redis_of_its_own
-    )
-    async with running_gateway(settings) as gateway:
-        yield gateway
-
-
 async def test_the_wins_and_streak_boards_with_ties_around_me_and_a_rebuild(
     gateway_of_its_own_database: Gateway, database_of_its_own: str
 ) -> None:

@@ -214,7 +214,8 @@ async def test_the_drain_judges_abandonment_by_the_records_clock(
     assert view.json()["record"]["outcome"] is None
 
 
-async def test_a_game_left_alone_ends_abandoned(records_gateway: Gateway) -> None:
+async def test_a_game_left_alone_ends_abandoned(gateway_of_its_own_database: Gateway) -> None:
+    records_gateway = gateway_of_its_own_database  # its clock goes a week ahead
     player = await new_player(records_gateway)
     games = records_gateway.app.state.services.games
     drain = records_gateway.app.state.services.drain
