@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -106,9 +107,11 @@ class Players:
 
     async def begin(self, player: Session, chooser: random.Random) -> str:
         """A new game of the player's, one move made: its path."""
-        created = await self._step("POST", "/v1/games", player, {"variant": "bisley"})
-        assert created.status_code == 201, created.text
-        game = created.json()
+        game: dict[str, Any] = {"status": "stuck"}
+        while game["status"] != "playing":  # a deal with no move at all: dealt again
+            created = await self._step("POST", "/v1/games", player, {"variant": "bisley"})
+            assert created.status_code == 201, created.text
+            game = created.json()
         path = f"/v1/games/{game['id']}"
         move = {"move": chooser.choice(game["legal_moves"])}
         moved = await self._step("POST", f"{path}/moves", player, move)
