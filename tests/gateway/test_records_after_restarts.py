@@ -19,6 +19,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +186,65 @@ def report(what: str, ages: list[float], last: float, players: Players) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Arrivals:
+    """What a run through an outage saw: when each finished game's end was answered
+    (`players.finished`) and its record reached PostgreSQL (`arrived`), when the server
+    was back, and the gateway's metrics at the end."""
+
+    players: Players
+    arrived: dict[str, float]
+    back: float
+    metrics: str
+
+
+# Takes a server away and brings it back, ending the players' games in play (the
+# callable it is given) at the moment it chooses; returns when the server was back.
+Outage = Callable[[Callable[[], Awaitable[None]]], Awaitable[float]]
+
+
+def outage_settings(engine: EngineThread, redis_url: str, database_url: str) -> Settings:
+    return Settings(
+        redis_url=redis_url,
+        engine_addr=engine.target,
+        database_url=database_url,
+        player_token_keys=(PLAYER_KEY,),
+        outbox_sweep_seconds=SWEEP_SECONDS,
+        speed_paths=environment_speed_paths(),
+    )
+
+
+async def records_through(settings: Settings, outage: Outage) -> Arrivals:
+    """Players finish games before, during and after `outage`; then every finished
+    game's record is awaited in PostgreSQL (ARRIVAL_LIMIT), far sooner than the sweep."""
+    async with running_gateway(settings) as gateway:
+        players = Players(gateway.http)
+        sessions = [await new_player(gateway) for _ in range(PLAYERS)]
+        arrived: dict[str, float] = {}
+        done = asyncio.Event()
+        async with asyncio.timeout(SWEEP_SECONDS / 2), asyncio.TaskGroup() as group:
+            watcher = group.create_task(
+                watch_arrivals(settings.database_url, players, arrived, done)
+            )
+            # Load, so that the Redis client holds a connection for each player's
+            # announcements; then each player's game in play as the outage begins.
+            await players.run(sessions, BEFORE)
+            chooser = random.Random(PLAYERS)
+            in_play = await asyncio.gather(*(players.begin(s, chooser) for s in sessions))
+
+            async def finish_in_play() -> None:
+                pairs = zip(sessions, in_play, strict=True)
+                await asyncio.gather(*(players.finish(s, g) for s, g in pairs))
+
+            back = await outage(finish_in_play)
+            await players.run(sessions, len(players.finished) + AFTER)
+            done.set()
+            async with asyncio.timeout(ARRIVAL_LIMIT):
+                await watcher
+        metrics = (await gateway.http.get("/metrics")).text
+    return Arrivals(players, arrived, back, metrics)
+
+
 # Beside the bench's run, which starts servers on free ports while this one is away: a
 # server of the bench could take the port before the restart claims it again.
 @pytest.mark.xdist_group("bench")
@@ -191,47 +252,26 @@ async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
     engine: EngineThread, database_of_its_own: str, tmp_path: Path
 ) -> None:
     server = EmbeddedRedis(appendonly=True, data_dir=str(tmp_path)).start()
-    settings = Settings(
-        redis_url=server.url,
-        engine_addr=engine.target,
-        database_url=database_of_its_own,
-        player_token_keys=(PLAYER_KEY,),
-        outbox_sweep_seconds=SWEEP_SECONDS,
-        speed_paths=environment_speed_paths(),
-    )
+
+    async def redis_killed(finish_in_play: Callable[[], Awaitable[None]]) -> float:
+        nonlocal server
+        server = killed_and_back(server, tmp_path)
+        back = time.monotonic()
+        # the games in play end at once, on connections that reached the old server
+        await finish_in_play()
+        return back
+
     try:
-        async with running_gateway(settings) as gateway:
-            players = Players(gateway.http)
-            sessions = [await new_player(gateway) for _ in range(PLAYERS)]
-            arrived: dict[str, float] = {}
-            done = asyncio.Event()
-            async with asyncio.timeout(SWEEP_SECONDS / 2), asyncio.TaskGroup() as group:
-                watcher = group.create_task(
-                    watch_arrivals(database_of_its_own, players, arrived, done)
-                )
-                # Load, so that the Redis client holds a connection for each player's
-                # announcements; then each player's game in play, as Redis is killed.
-                await players.run(sessions, BEFORE)
-                chooser = random.Random(PLAYERS)
-                in_play = await asyncio.gather(*(players.begin(s, chooser) for s in sessions))
-                server = killed_and_back(server, tmp_path)
-                back = time.monotonic()
-                # The games in play end at once, on connections that reached the old
-                # server, and the load goes on.
-                await asyncio.gather(
-                    *(players.finish(s, g) for s, g in zip(sessions, in_play, strict=True))
-                )
-                await players.run(sessions, len(players.finished) + AFTER)
-                done.set()
-                async with asyncio.timeout(ARRIVAL_LIMIT):
-                    await watcher
-            metrics = (await gateway.http.get("/metrics")).text
+        run = await records_through(
+            outage_settings(engine, server.url, database_of_its_own), redis_killed
+        )
     finally:
         server.stop()
-    ages = [arrived[game] - at for game, at in players.finished.items()]
-    report("Redis killed (from each end's answer)", ages, max(arrived.values()) - back, players)
-    assert max(arrived.values()) - back < ARRIVAL_LIMIT
-    assert 'patience_gateway_record_arrival_seconds_count{kind="ended"}' in metrics
+    ages = [run.arrived[game] - at for game, at in run.players.finished.items()]
+    last = max(run.arrived.values()) - run.back
+    report("Redis killed (from each end's answer)", ages, last, run.players)
+    assert last < ARRIVAL_LIMIT
+    assert 'patience_gateway_record_arrival_seconds_count{kind="ended"}' in run.metrics
 
 
 # Beside the bench's run, which starts servers on free ports while this one is away: a
@@ -244,51 +284,35 @@ async def test_every_finished_games_record_arrives_within_moments_of_postgresql_
     wait in Redis, and reach PostgreSQL within moments of its return, as do those after.
     A player's new game waits for PostgreSQL (503 until it is back)."""
     redis = EmbeddedRedis().start()
-    postgres = EmbeddedPostgres(data_dir=tmp_path / "postgres").start()
-    settings = Settings(
-        redis_url=redis.url,
-        engine_addr=engine.target,
-        database_url=postgres.url,
-        player_token_keys=(PLAYER_KEY,),
-        outbox_sweep_seconds=SWEEP_SECONDS,
-        speed_paths=environment_speed_paths(),
-    )
+    # Durable, as in production: without synchronous commits a commit the drain was told
+    # of (its outbox entry then deleted) could be lost with the killed server.
+    postgres = EmbeddedPostgres(data_dir=tmp_path / "postgres", durable=True).start()
+
+    async def postgres_killed(finish_in_play: Callable[[], Awaitable[None]]) -> float:
+        assert postgres.process is not None
+        postgres.process.kill()  # SIGKILL: no shutdown
+        postgres.process.wait()
+        await finish_in_play()  # while PostgreSQL is away
+        postgres.process = None
+        postgres.start()
+        return time.monotonic()
+
     try:
-        async with running_gateway(settings) as gateway:
-            players = Players(gateway.http)
-            sessions = [await new_player(gateway) for _ in range(PLAYERS)]
-            arrived: dict[str, float] = {}
-            done = asyncio.Event()
-            async with asyncio.timeout(SWEEP_SECONDS / 2), asyncio.TaskGroup() as group:
-                watcher = group.create_task(watch_arrivals(postgres.url, players, arrived, done))
-                await players.run(sessions, BEFORE)
-                chooser = random.Random(PLAYERS)
-                in_play = await asyncio.gather(*(players.begin(s, chooser) for s in sessions))
-                assert postgres.process is not None
-                postgres.process.kill()  # SIGKILL: no shutdown
-                postgres.process.wait()
-                # the games in play end while PostgreSQL is away
-                await asyncio.gather(
-                    *(players.finish(s, g) for s, g in zip(sessions, in_play, strict=True))
-                )
-                postgres.process = None
-                postgres.start()
-                back = time.monotonic()
-                await players.run(sessions, len(players.finished) + AFTER)
-                done.set()
-                async with asyncio.timeout(ARRIVAL_LIMIT):
-                    await watcher
+        run = await records_through(
+            outage_settings(engine, redis.url, postgres.url), postgres_killed
+        )
     finally:
         postgres.stop()
         redis.stop()
-    ages = [arrived[game] - max(at, back) for game, at in players.finished.items()]
+    ages = [run.arrived[game] - max(at, run.back) for game, at in run.players.finished.items()]
+    last = max(run.arrived.values()) - run.back
     report(
         "PostgreSQL killed (from each end's answer, or PostgreSQL's return if later)",
         ages,
-        max(arrived.values()) - back,
-        players,
+        last,
+        run.players,
     )
-    assert max(arrived.values()) - back < ARRIVAL_LIMIT
+    assert last < ARRIVAL_LIMIT
 
 
 def workers_of(process: subprocess.Popen[bytes]) -> list[int]:
