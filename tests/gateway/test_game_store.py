@@ -19,15 +19,18 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import pytest
+from patience_contract.client import EngineClient
 from patience_gateway import speed
+from patience_gateway.games.service import Games
 from patience_gateway.settings import Settings
 from patience_gateway.storage.clients import open_redis, replica_wait
 from patience_gateway.storage.events import EventHub
 from patience_gateway.storage.failures import ReplicationTimeout
 from patience_gateway.storage.keys import created_answer_key, events_key, game_keys, outbox_key
+from patience_gateway.storage.outbox import OutboxStore
 from patience_gateway.storage.reads import (
     AtDeal,
     DealEnding,
@@ -536,6 +539,29 @@ async def test_a_change_has_the_replica_wait_twice_beyond_the_deadline(
                     await change()
                 assert time.monotonic() - began >= 2.0  # both waits
             assert present(await store.load(game_id)).meta.version == 2
+
+
+async def test_an_announcement_redis_does_not_answer_is_given_up_at_the_deadline(
+    redis_settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A finished game's change is made; naming it for the drain is best effort (the
+    sweep finds its outbox), so a Redis that stops answering then does not hold the
+    answer past the store's deadline."""
+    with EmbeddedRedis() as server:
+        private = replace(redis_settings, redis_url=server.url)
+        async with opened(private, timeout_seconds=0.2) as (store, redis):
+            games = Games(cast(EngineClient, None), store, 1, outbox=OutboxStore(redis))
+            pauser = Redis.from_url(server.url)
+            await pauser.client_pause(6000, all=False)  # writes (ZADD among them) wait
+            try:
+                began = time.monotonic()
+                with caplog.at_level(logging.WARNING, logger="patience_gateway"):
+                    await games.announce("g1")
+                assert time.monotonic() - began < 2.5
+            finally:
+                await pauser.client_unpause()
+                await pauser.aclose()
+    assert "g1's outbox entry waits for the sweep: Redis did not answer in time" in caplog.text
 
 
 async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:

@@ -160,7 +160,7 @@ class GameStore:
 
     async def _read(self, script: scripts.Script, keys: Sequence[bytes], args: list[Any]) -> Any:
         """A read: the script's reply."""
-        return await self._within_deadline(self._scripts.read(script, keys, args))
+        return await self.within_deadline(self._scripts.read(script, keys, args))
 
     async def _write(
         self,
@@ -174,7 +174,7 @@ class GameStore:
         """A write of the game (on `keys`, the game's own by default): its outcome (OK
         for a reply that is not a list) and reply; `confirmed`: a change made, once the
         replicas asked for confirm it (else ReplicationTimeout)."""
-        written = await self._within_deadline(
+        written = await self.within_deadline(
             self._scripts.write(script, keys or script_keys(game_id), args), self._change_timeout
         )
         reply = written.reply
@@ -183,7 +183,9 @@ class GameStore:
             self._confirmed(written, game_id)
         return outcome, reply
 
-    async def _within_deadline(self, call: Awaitable[T], seconds: float | None = None) -> T:
+    async def within_deadline(self, call: Awaitable[T], seconds: float | None = None) -> T:
+        """`call`'s answer, or redis-py's TimeoutError once the store's deadline (or
+        `seconds`) has passed: for a Redis call made beside the store's own."""
         try:
             async with asyncio.timeout(self._timeout if seconds is None else seconds):
                 return await call
@@ -238,7 +240,7 @@ class GameStore:
 
     async def created_answer(self, game_id: str) -> bytes | None:
         """The answer kept by an earlier create with the key that derives this id."""
-        kept = await self._within_deadline(self.redis.get(created_answer_key(game_id)))
+        kept = await self.within_deadline(self.redis.get(created_answer_key(game_id)))
         return kept if isinstance(kept, bytes) else None
 
     # ------------------------------------------------------------------ reads
