@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +233,34 @@ class LauncherRun:
         for proc in self.leftovers():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(proc.pid, signal.SIGKILL)
+
+
+# What a fault grid kills: a service's process, and first one of its workers where it
+# runs workers of its own.
+Fault = tuple[str, Callable[[], Proc | None]]
+_WITH_WORKERS = ("engine", "gateway")
+
+
+def faults(run: LauncherRun, services: Sequence[str]) -> list[Fault]:
+    """The processes to kill, in order, for each of `services`."""
+    found: list[Fault] = []
+    for name in services:
+        if name in _WITH_WORKERS:
+            found.append((f"{name} worker", lambda n=name: next(iter(run.workers(n)), None)))
+        found.append((name, lambda n=name: run.service(n)))
+    return found
+
+
+@contextlib.contextmanager
+def swept_run(folder: Path, ports: tuple[int, int], **workers: int) -> Iterator[LauncherRun]:
+    """`patience serve` ready, Redis writing every change to its file before it answers,
+    and the outbox swept every 2 s: an announcement lost or a deletion cut short by a
+    kill is found within seconds, not minutes."""
+    http_port, grpc_port = ports
+    args = serve_args(http_port, grpc_port, "--appendfsync", "always", **workers)
+    run = LauncherRun(args, folder, env=clean_env(OUTBOX_SWEEP_SECONDS="2"))
+    try:
+        run.wait_ready()
+        yield run
+    finally:
+        run.cleanup()

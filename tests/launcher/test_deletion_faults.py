@@ -20,7 +20,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from tests.gateway.accounts import postgres_leftovers, redis_leftovers
-from tests.launcher.launcher_run import LauncherRun, clean_env, serve_args
-from tests.launcher.processes import Proc
+from tests.launcher.launcher_run import LauncherRun, faults, swept_run
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -113,26 +112,14 @@ class Deleter(threading.Thread):
                     return
 
 
+# each in turn, a worker before its service where it has workers
+KILLED = ("redis", "gateway", "postgres")
+
+
 @pytest.fixture
 def stack(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
-    http_port, grpc_port = ports
-    args = serve_args(http_port, grpc_port, "--appendfsync", "always", gateway_workers=2)
-    # a deletion cut short and never sent again is finished by the sweep: every few seconds
-    run = LauncherRun(args, tmp_path, env=clean_env(OUTBOX_SWEEP_SECONDS="2"))
-    try:
-        run.wait_ready()
+    with swept_run(tmp_path, ports, gateway_workers=2) as run:
         yield run
-    finally:
-        run.cleanup()
-
-
-def faults(run: LauncherRun) -> list[tuple[str, Callable[[], Proc | None]]]:
-    return [
-        ("redis", lambda: run.service("redis")),
-        ("gateway worker", lambda: next(iter(run.workers("gateway")), None)),
-        ("gateway", lambda: run.service("gateway")),
-        ("postgres", lambda: run.service("postgres")),
-    ]
 
 
 async def leftovers(database_url: str, redis_url: str, accounts: list[Account]) -> list[str]:
@@ -154,7 +141,7 @@ def test_deletions_hit_by_kill_9_leave_nothing_behind(stack: LauncherRun) -> Non
     deleted: list[Account] = []
     with httpx.Client(base_url=base, timeout=15.0) as http:
         number = 0
-        for name, find in faults(stack):
+        for name, find in faults(stack, KILLED):
             accounts = []
             for _ in range(PLAYERS_PER_FAULT):
                 number += 1

@@ -17,7 +17,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,8 +25,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.launcher.launcher_run import LauncherRun, clean_env, serve_args
-from tests.launcher.processes import Proc
+from tests.launcher.launcher_run import LauncherRun, faults, swept_run
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -146,30 +145,14 @@ class Client(threading.Thread):
             self.seen.finished[self.player][game] = outcome
 
 
+# each in turn, a worker before its service where it has workers
+KILLED = ("redis", "engine", "gateway", "postgres")
+
+
 @pytest.fixture
 def stack(tmp_path: Path, ports: tuple[int, int]) -> Iterator[LauncherRun]:
-    http_port, grpc_port = ports
-    args = serve_args(
-        http_port, grpc_port, "--appendfsync", "always", engine_workers=2, gateway_workers=2
-    )
-    # a lost announcement is looked for every few seconds, not minutes
-    run = LauncherRun(args, tmp_path, env=clean_env(OUTBOX_SWEEP_SECONDS="2"))
-    try:
-        run.wait_ready()
+    with swept_run(tmp_path, ports, engine_workers=2, gateway_workers=2) as run:
         yield run
-    finally:
-        run.cleanup()
-
-
-def faults(run: LauncherRun) -> list[tuple[str, Callable[[], Proc | None]]]:
-    return [
-        ("redis", lambda: run.service("redis")),
-        ("engine worker", lambda: next(iter(run.workers("engine")), None)),
-        ("engine", lambda: run.service("engine")),
-        ("gateway worker", lambda: next(iter(run.workers("gateway")), None)),
-        ("gateway", lambda: run.service("gateway")),
-        ("postgres", lambda: run.service("postgres")),
-    ]
 
 
 def test_every_finished_game_is_recorded_once_through_faults(stack: LauncherRun) -> None:
@@ -194,7 +177,7 @@ def test_every_finished_game_is_recorded_once_through_faults(stack: LauncherRun)
             time.sleep(FROZEN_SECONDS)
         finally:
             os.kill(postgres.pid, signal.SIGCONT)
-        for name, find in faults(stack):
+        for name, find in faults(stack, KILLED):
             progress()
             proc = find()
             assert proc is not None, f"no {name} process\n{stack.output()}"
@@ -206,7 +189,7 @@ def test_every_finished_game_is_recorded_once_through_faults(stack: LauncherRun)
             client.join(timeout=120)
     assert not any(client.is_alive() for client in clients)
     assert seen.wrong == [], seen.wrong
-    assert seen.count() >= FINISHED_BETWEEN_FAULTS * (len(faults(stack)) + 2)
+    assert seen.count() >= FINISHED_BETWEEN_FAULTS * (len(faults(stack, KILLED)) + 2)
 
     with httpx.Client(base_url=base, timeout=15.0) as http:
 
