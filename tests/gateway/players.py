@@ -95,12 +95,16 @@ async def eventually(
         await asyncio.sleep(0.05)
 
 
-async def drained(gateway: Gateway) -> None:
-    """Every outbox entry applied to PostgreSQL (one drain round, run here)."""
+async def drained(gateway: Gateway, seconds: float = 60.0) -> None:
+    """Every outbox entry applied to PostgreSQL (drain rounds run here until none finds
+    a game waiting); an outbox still waiting after `seconds` fails, naming its games."""
     drain = gateway.app.state.services.drain
     await drain.schema_ready()
+    deadline = time.monotonic() + seconds
     while await drain.drain():
-        pass
+        if time.monotonic() > deadline:
+            waiting = await drain.outbox.waiting(10)
+            raise AssertionError(f"outboxes still waiting after {seconds} s: {waiting}")
 
 
 async def my_games(gateway: Gateway, player: Session, query: str = "") -> dict[str, Any]:
