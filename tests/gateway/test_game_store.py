@@ -550,7 +550,7 @@ async def test_an_announcement_redis_does_not_answer_is_given_up_at_the_deadline
     with EmbeddedRedis() as server:
         private = replace(redis_settings, redis_url=server.url)
         async with opened(private, timeout_seconds=0.2) as (store, redis):
-            games = Games(cast(EngineClient, None), store, 1, outbox=OutboxStore(redis))
+            games = Games(cast(EngineClient, None), store, 1, outbox=OutboxStore(redis, 0.2))
             pauser = Redis.from_url(server.url)
             await pauser.client_pause(6000, all=False)  # writes (ZADD among them) wait
             try:
@@ -562,6 +562,37 @@ async def test_an_announcement_redis_does_not_answer_is_given_up_at_the_deadline
                 await pauser.client_unpause()
                 await pauser.aclose()
     assert "g1's outbox entry waits for the sweep: Redis did not answer in time" in caplog.text
+
+
+async def test_the_outbox_gives_up_a_call_redis_does_not_answer(
+    redis_settings: Settings,
+) -> None:
+    """The drain's calls have the store's deadline: a Redis that stops answering without
+    closing its connections fails the drain's round (which starts again) instead of
+    holding the drain, and every finished game's record behind it, for good."""
+    with EmbeddedRedis() as server:
+        outbox = OutboxStore(open_redis(replace(redis_settings, redis_url=server.url)), 0.2)
+        pauser = Redis.from_url(server.url)
+        await outbox.announce("g1")
+        [(_, score)] = await outbox.waiting(10)
+        await pauser.client_pause(6000, all=False)  # writes and scripts wait
+        try:
+            for call in (
+                outbox.announce("g2"),
+                outbox.take_lock("me", 3000),
+                outbox.applied("g1", [b"0-1"]),
+                outbox.settle("g1", score),
+            ):
+                began = time.monotonic()
+                with pytest.raises(RedisTimeoutError, match=r"^Redis did not answer in time$"):
+                    await call
+                assert time.monotonic() - began < 2.5
+        finally:
+            await pauser.client_unpause()
+            await pauser.aclose()
+        # and answers again once Redis does
+        assert "g1" in [game for game, _ in await outbox.waiting(10)]
+        await outbox.redis.aclose()
 
 
 async def test_a_call_redis_does_not_answer_in_time_fails(redis_settings: Settings) -> None:

@@ -67,7 +67,7 @@ async def test_announcements_reach_a_restarted_redis_on_connections_made_afresh(
     is sent again on a new one, none left for the sweep."""
     server = EmbeddedRedis(appendonly=True, data_dir=str(tmp_path)).start()
     redis = open_redis(Settings(redis_url=server.url))
-    outbox = OutboxStore(redis)
+    outbox = OutboxStore(redis, 30.0)
     try:
         # at once, so that the client opens a connection for each
         await asyncio.gather(*(outbox.announce(f"before-{n}") for n in range(PLAYERS)))

@@ -133,7 +133,7 @@ async def open_services(
             retry_after=settings.retry_after_seconds,
         ),
     )
-    outbox = OutboxStore(redis)
+    outbox = OutboxStore(redis, settings.redis_timeout_seconds)
     games = Games(
         engine,
         store,

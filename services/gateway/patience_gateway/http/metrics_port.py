@@ -87,7 +87,7 @@ class MetricsPort:
         )
         return ScrapeSources(
             redis,
-            OutboxStore(redis),
+            OutboxStore(redis, settings.redis_timeout_seconds),
             WinnablePools(redis),
             winnable,
             database,

@@ -4,7 +4,13 @@ its replicas did not confirm, nothing is acknowledged)."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable
+from typing import TypeVar
+
 from redis import exceptions as redis_errors
+
+T = TypeVar("T")
 
 
 class ReplicationTimeout(redis_errors.TimeoutError):
@@ -26,3 +32,15 @@ STORAGE_DOWN: tuple[type[Exception], ...] = (
     redis_errors.RedisClusterException,
     ConnectionError,
 )
+
+
+async def within(call: Awaitable[T], seconds: float) -> T:
+    """`call`'s answer, or redis-py's TimeoutError once `seconds` have passed. The Redis
+    clients have no socket timeout (`clients.open_redis`): a server that stops answering
+    without closing its connections (frozen, or cut off by the network) is given up
+    here, per call, instead of holding the caller for good."""
+    try:
+        async with asyncio.timeout(seconds):
+            return await call
+    except TimeoutError:
+        raise redis_errors.TimeoutError("Redis did not answer in time") from None

@@ -25,6 +25,7 @@ from typing import Any, Final
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from patience_gateway.storage.failures import within
 from patience_gateway.storage.keys import outbox_key
 from patience_gateway.storage.scripts import Script
 
@@ -61,8 +62,12 @@ def _game_of(key: bytes) -> str:
 
 
 class OutboxStore:
-    def __init__(self, redis: Redis | RedisCluster) -> None:
+    def __init__(self, redis: Redis | RedisCluster, timeout_seconds: float) -> None:
+        """Each call but the sweep's walk of the keyspace under a deadline of
+        `timeout_seconds` (`failures.within`): a frozen Redis fails the drain's round,
+        which starts again, instead of holding the drain."""
         self.redis = redis
+        self._timeout = timeout_seconds
         self._applied = redis.register_script(_APPLIED.text)
         self._settle = redis.register_script(_SETTLE.text)
         self._renew = redis.register_script(_RENEW.text)
@@ -71,16 +76,18 @@ class OutboxStore:
     async def announce(self, game_id: str) -> None:
         """Names the game among those whose outbox waits (after its script wrote an
         entry)."""
-        await self.redis.zadd(PENDING_KEY, {game_id: _now_us()})
+        await within(self.redis.zadd(PENDING_KEY, {game_id: _now_us()}), self._timeout)
 
     async def waiting(self, limit: int) -> list[tuple[str, float]]:
         """The games whose outbox waits, longest waiting first, with their scores."""
-        found: Any = await self.redis.zrange(PENDING_KEY, 0, limit - 1, withscores=True)
+        found: Any = await within(
+            self.redis.zrange(PENDING_KEY, 0, limit - 1, withscores=True), self._timeout
+        )
         return [(name.decode(), float(score)) for name, score in found]
 
     async def entries(self, game_id: str, count: int) -> list[OutboxEntry]:
         """The game's oldest entries, in the order they were written."""
-        raw: Any = await self.redis.xrange(outbox_key(game_id), count=count)
+        raw: Any = await within(self.redis.xrange(outbox_key(game_id), count=count), self._timeout)
         return [
             OutboxEntry(
                 stream_id,
@@ -93,35 +100,42 @@ class OutboxStore:
 
     async def applied(self, game_id: str, stream_ids: list[bytes]) -> int:
         """Deletes the entries applied; the entries left."""
-        left: int = await self._applied(keys=[outbox_key(game_id)], args=stream_ids)
+        applied = self._applied(keys=[outbox_key(game_id)], args=stream_ids)
+        left: int = await within(applied, self._timeout)
         return left
 
     async def settle(self, game_id: str, score: float) -> bool:
         """Forgets the game unless an entry was announced since `score` was read."""
-        return bool(await self._settle(keys=[PENDING_KEY], args=[game_id, str(int(score))]))
+        settled = self._settle(keys=[PENDING_KEY], args=[game_id, str(int(score))])
+        return bool(await within(settled, self._timeout))
 
     async def sweep(self) -> int:
         """Announces every outbox found in Redis that is not waiting already (a game
         whose announcement was lost); how many."""
         found = 0
         async for key in self.redis.scan_iter(match=OUTBOX_PATTERN, count=1000, _type="stream"):
-            added: Any = await self.redis.zadd(PENDING_KEY, {_game_of(key): _now_us()}, nx=True)
+            announced = self.redis.zadd(PENDING_KEY, {_game_of(key): _now_us()}, nx=True)
+            added: Any = await within(announced, self._timeout)
             found += int(added)
         return found
 
     async def backlog(self) -> tuple[int, float | None]:
         """How many games wait, and since when the longest has (seconds since the epoch)."""
-        count: Any = await self.redis.zcard(PENDING_KEY)
-        oldest: Any = await self.redis.zrange(PENDING_KEY, 0, 0, withscores=True)
+        count: Any = await within(self.redis.zcard(PENDING_KEY), self._timeout)
+        oldest: Any = await within(
+            self.redis.zrange(PENDING_KEY, 0, 0, withscores=True), self._timeout
+        )
         return int(count), (float(oldest[0][1]) / 1e6 if oldest else None)
 
     async def take_lock(self, token: str, ttl_ms: int) -> bool:
         """One gateway process drains at a time: the lock, if nobody holds it."""
-        return bool(await self.redis.set(LOCK_KEY, token, nx=True, px=ttl_ms))
+        return bool(
+            await within(self.redis.set(LOCK_KEY, token, nx=True, px=ttl_ms), self._timeout)
+        )
 
     async def renew_lock(self, token: str, ttl_ms: int) -> bool:
-        return bool(await self._renew(keys=[LOCK_KEY], args=[token, ttl_ms]))
+        return bool(await within(self._renew(keys=[LOCK_KEY], args=[token, ttl_ms]), self._timeout))
 
     async def release_lock(self, token: str) -> None:
         """Lets another process drain at once (this one stops)."""
-        await self._release(keys=[LOCK_KEY], args=[token])
+        await within(self._release(keys=[LOCK_KEY], args=[token]), self._timeout)

@@ -17,20 +17,18 @@ the gateway was given. Their replies are decoded here, and nowhere else: the rea
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
 from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
 
-from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from patience_gateway.storage import scripts
 from patience_gateway.storage.events import GameEvent, StreamStart
-from patience_gateway.storage.failures import ReplicationTimeout
+from patience_gateway.storage.failures import ReplicationTimeout, within
 from patience_gateway.storage.keys import (
     created_answer_key,
     events_key,
@@ -186,11 +184,7 @@ class GameStore:
     async def within_deadline(self, call: Awaitable[T], seconds: float | None = None) -> T:
         """`call`'s answer, or redis-py's TimeoutError once the store's deadline (or
         `seconds`) has passed: for a Redis call made beside the store's own."""
-        try:
-            async with asyncio.timeout(self._timeout if seconds is None else seconds):
-                return await call
-        except TimeoutError:
-            raise redis_errors.TimeoutError("Redis did not answer in time") from None
+        return await within(call, self._timeout if seconds is None else seconds)
 
     def _confirmed(self, written: Written, game_id: str) -> None:
         """Raises ReplicationTimeout when a change that was made lacks its replicas."""
