@@ -248,13 +248,13 @@ class Games:
 
     async def announce(self, game_id: str) -> None:
         """Names the game among those whose outbox waits (its script wrote an entry).
-        A failure is only logged: the drain's sweep finds the outbox all the same. Under
-        the store's deadline: the change is made, and its answer is not held up by a
-        Redis that stopped answering after it."""
+        A failure is only logged: the drain's sweep finds the outbox all the same, and
+        the outbox's deadline keeps a Redis that stopped answering after the change from
+        holding up the change's answer."""
         if self.outbox is None:
             return
         try:
-            await self.store.within_deadline(self.outbox.announce(game_id))
+            await self.outbox.announce(game_id)
         except Exception as error:
             log.warning("game %s's outbox entry waits for the sweep: %s", game_id, error)
 

@@ -19,8 +19,9 @@ announced for it meanwhile.
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
@@ -28,6 +29,8 @@ from redis.asyncio.cluster import RedisCluster
 from patience_gateway.storage.failures import within
 from patience_gateway.storage.keys import outbox_key
 from patience_gateway.storage.scripts import Script
+
+T = TypeVar("T")
 
 PENDING_KEY: Final = b"patience:outbox:pending"
 LOCK_KEY: Final = b"patience:outbox:lock"
@@ -73,21 +76,24 @@ class OutboxStore:
         self._renew = redis.register_script(_RENEW.text)
         self._release = redis.register_script(_RELEASE.text)
 
+    async def _within(self, call: Awaitable[T]) -> T:
+        return await within(call, self._timeout)
+
     async def announce(self, game_id: str) -> None:
         """Names the game among those whose outbox waits (after its script wrote an
         entry)."""
-        await within(self.redis.zadd(PENDING_KEY, {game_id: _now_us()}), self._timeout)
+        await self._within(self.redis.zadd(PENDING_KEY, {game_id: _now_us()}))
 
     async def waiting(self, limit: int) -> list[tuple[str, float]]:
         """The games whose outbox waits, longest waiting first, with their scores."""
-        found: Any = await within(
-            self.redis.zrange(PENDING_KEY, 0, limit - 1, withscores=True), self._timeout
+        found: Any = await self._within(
+            self.redis.zrange(PENDING_KEY, 0, limit - 1, withscores=True)
         )
         return [(name.decode(), float(score)) for name, score in found]
 
     async def entries(self, game_id: str, count: int) -> list[OutboxEntry]:
         """The game's oldest entries, in the order they were written."""
-        raw: Any = await within(self.redis.xrange(outbox_key(game_id), count=count), self._timeout)
+        raw: Any = await self._within(self.redis.xrange(outbox_key(game_id), count=count))
         return [
             OutboxEntry(
                 stream_id,
@@ -101,13 +107,13 @@ class OutboxStore:
     async def applied(self, game_id: str, stream_ids: list[bytes]) -> int:
         """Deletes the entries applied; the entries left."""
         applied = self._applied(keys=[outbox_key(game_id)], args=stream_ids)
-        left: int = await within(applied, self._timeout)
+        left: int = await self._within(applied)
         return left
 
     async def settle(self, game_id: str, score: float) -> bool:
         """Forgets the game unless an entry was announced since `score` was read."""
         settled = self._settle(keys=[PENDING_KEY], args=[game_id, str(int(score))])
-        return bool(await within(settled, self._timeout))
+        return bool(await self._within(settled))
 
     async def sweep(self) -> int:
         """Announces every outbox found in Redis that is not waiting already (a game
@@ -115,27 +121,23 @@ class OutboxStore:
         found = 0
         async for key in self.redis.scan_iter(match=OUTBOX_PATTERN, count=1000, _type="stream"):
             announced = self.redis.zadd(PENDING_KEY, {_game_of(key): _now_us()}, nx=True)
-            added: Any = await within(announced, self._timeout)
+            added: Any = await self._within(announced)
             found += int(added)
         return found
 
     async def backlog(self) -> tuple[int, float | None]:
         """How many games wait, and since when the longest has (seconds since the epoch)."""
-        count: Any = await within(self.redis.zcard(PENDING_KEY), self._timeout)
-        oldest: Any = await within(
-            self.redis.zrange(PENDING_KEY, 0, 0, withscores=True), self._timeout
-        )
+        count: Any = await self._within(self.redis.zcard(PENDING_KEY))
+        oldest: Any = await self._within(self.redis.zrange(PENDING_KEY, 0, 0, withscores=True))
         return int(count), (float(oldest[0][1]) / 1e6 if oldest else None)
 
     async def take_lock(self, token: str, ttl_ms: int) -> bool:
         """One gateway process drains at a time: the lock, if nobody holds it."""
-        return bool(
-            await within(self.redis.set(LOCK_KEY, token, nx=True, px=ttl_ms), self._timeout)
-        )
+        return bool(await self._within(self.redis.set(LOCK_KEY, token, nx=True, px=ttl_ms)))
 
     async def renew_lock(self, token: str, ttl_ms: int) -> bool:
-        return bool(await within(self._renew(keys=[LOCK_KEY], args=[token, ttl_ms]), self._timeout))
+        return bool(await self._within(self._renew(keys=[LOCK_KEY], args=[token, ttl_ms])))
 
     async def release_lock(self, token: str) -> None:
         """Lets another process drain at once (this one stops)."""
-        await within(self._release(keys=[LOCK_KEY], args=[token]), self._timeout)
+        await self._within(self._release(keys=[LOCK_KEY], args=[token]))

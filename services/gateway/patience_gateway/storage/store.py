@@ -158,7 +158,7 @@ class GameStore:
 
     async def _read(self, script: scripts.Script, keys: Sequence[bytes], args: list[Any]) -> Any:
         """A read: the script's reply."""
-        return await self.within_deadline(self._scripts.read(script, keys, args))
+        return await self._within_deadline(self._scripts.read(script, keys, args))
 
     async def _write(
         self,
@@ -172,7 +172,7 @@ class GameStore:
         """A write of the game (on `keys`, the game's own by default): its outcome (OK
         for a reply that is not a list) and reply; `confirmed`: a change made, once the
         replicas asked for confirm it (else ReplicationTimeout)."""
-        written = await self.within_deadline(
+        written = await self._within_deadline(
             self._scripts.write(script, keys or script_keys(game_id), args), self._change_timeout
         )
         reply = written.reply
@@ -181,9 +181,7 @@ class GameStore:
             self._confirmed(written, game_id)
         return outcome, reply
 
-    async def within_deadline(self, call: Awaitable[T], seconds: float | None = None) -> T:
-        """`call`'s answer, or redis-py's TimeoutError once the store's deadline (or
-        `seconds`) has passed: for a Redis call made beside the store's own."""
+    async def _within_deadline(self, call: Awaitable[T], seconds: float | None = None) -> T:
         return await within(call, self._timeout if seconds is None else seconds)
 
     def _confirmed(self, written: Written, game_id: str) -> None:
@@ -234,7 +232,7 @@ class GameStore:
 
     async def created_answer(self, game_id: str) -> bytes | None:
         """The answer kept by an earlier create with the key that derives this id."""
-        kept = await self.within_deadline(self.redis.get(created_answer_key(game_id)))
+        kept = await self._within_deadline(self.redis.get(created_answer_key(game_id)))
         return kept if isinstance(kept, bytes) else None
 
     # ------------------------------------------------------------------ reads
