@@ -8,6 +8,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -203,4 +204,22 @@ def load_wins() -> list[Win]:
     return [
         Win(variant, entry["deal"], tuple(entry.get("options", ())), tuple(entry["moves"]))
         for variant, entry in entries
+    ]
+
+
+def killed_late(log: str) -> list[str]:
+    """The workers the server killed for not stopping within its kill timeout (15 s):
+    each "Killing" line that long after the stop began. granian 2.8 sometimes kills a
+    worker within milliseconds of the stop (its wait for the worker returns at once, the
+    worker still finishing): that is not a late worker, and is let pass."""
+    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
+    began = [line["time"] for line in lines if line["message"] == "Shutting down granian"]
+    if not began:
+        return []
+    start = datetime.fromisoformat(began[0])
+    return [
+        line["message"]
+        for line in lines
+        if line["message"].startswith("Killing")
+        and (datetime.fromisoformat(line["time"]) - start).total_seconds() >= 10
     ]

@@ -5,7 +5,6 @@ supervision and their metrics."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -16,7 +15,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 from http.client import HTTPConnection
 from pathlib import Path
 
@@ -26,6 +24,7 @@ import pytest
 from patience_launcher.redis_server import free_port
 
 from tests.gateway.engines import EngineThread
+from tests.gateway.helpers import killed_late
 
 LIMIT = 4096
 WORKERS = 2
@@ -103,24 +102,6 @@ def _wait_until_ready(server: Server, gone: int | None = None) -> None:
         time.sleep(0.05)
 
 
-def _killed_late(log: str) -> list[str]:
-    """The workers the server killed for not stopping within its kill timeout (15 s):
-    each "Killing" line that long after the stop began. granian 2.8 sometimes kills a
-    worker within milliseconds of the stop (its wait for the worker returns at once, the
-    worker still finishing): that is not a late worker, and is let pass."""
-    lines = [json.loads(line) for line in log.splitlines() if line.startswith("{")]
-    began = [line["time"] for line in lines if line["message"] == "Shutting down granian"]
-    if not began:
-        return []
-    start = datetime.fromisoformat(began[0])
-    return [
-        line["message"]
-        for line in lines
-        if line["message"].startswith("Killing")
-        and (datetime.fromisoformat(line["time"]) - start).total_seconds() >= 10
-    ]
-
-
 def _output(process: subprocess.Popen[bytes]) -> str:
     return process.stderr.read().decode() if process.stderr else ""
 
@@ -152,7 +133,7 @@ def _served(redis_url: str, engine: EngineThread) -> Iterator[Server]:
         assert process.wait(timeout=WAIT) == 0
         errors = _output(process)
         assert "Traceback" not in errors, errors
-        assert not _killed_late(errors), errors
+        assert not killed_late(errors), errors
         assert not any(worker.is_running() for worker in workers)
         assert not folder.exists(), "the run's metrics folder is left behind"
     finally:
