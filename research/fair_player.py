@@ -17,28 +17,31 @@ seed, so the first N deals of each game are the table's first N) are played twic
   line of the last (docs/solver.md, "Following hints"). A hint whose move would lead back
   to a position the player has already seen is replaced by the first legal move that
   does not (a *detour*, counted: there should be none); with none, the game ends lost.
-- **full knowledge**: the deal searched by `patience.solver.solve` (stock and shuffles
-  known) within a CPU budget: the upper bound. A deal the fair player won is winnable,
-  whatever that search said.
+- **full knowledge**: the deal's verdict by `patience.solver.solve` (stock and shuffles
+  known) within a CPU budget: the upper bound. It is the winnability table's verdict
+  (research/data/winnability.jsonl) where the table searched the deal with that budget,
+  else the deal is searched as the table searches it. A deal the fair player won is
+  winnable, whatever that search said.
 
-One JSON line per deal in bench/results/fair_player.jsonl, so a stopped run resumes where
-it stopped (`--jobs` for more processes); the table is written into docs/winnability.md,
-between the markers of its section "A player who never peeks".
+One JSON line per deal in research/data/fair_player.jsonl (in the repository), so a
+stopped run resumes where it, or any earlier run, stopped (`--jobs` for more processes);
+the table is written into docs/winnability.md, between the markers of its section "A
+player who never peeks".
 
-    nice -n 19 .venv/bin/python -m research.fair_player --deals 30 --jobs 2
-    .venv/bin/python -m research.fair_player --deals 30 --render-only
+    nice -n 19 .venv/bin/python -m research.fair_player --deals 50 --jobs 2
+    .venv/bin/python -m research.fair_player --deals 50 --render-only
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,26 +60,33 @@ from patience.solver import (
 from patience.solver.unseen import seen_key
 
 from bench.harness import machine
-from bench.harness.paths import REPO_ROOT, RESULTS
+from bench.harness.paths import REPO_ROOT
 from bench.harness.report import Column, table
 from bench.harness.stats import percentile
+from research import winnability
 from research.rows import appended, read_rows
-from research.winnability import SEED, deal_numbers, wilson
+from research.winnability import SEED, deal_numbers, replays_to_a_win, wilson
 
-ROWS = RESULTS / "fair_player.jsonl"
-LATENCY_ROWS = RESULTS / "fair_hint_latency.jsonl"
+# In the repository, beside the winnability table's verdicts: a run resumes where any
+# earlier one stopped, and the section can be written again from them.
+ROWS = REPO_ROOT / "research" / "data" / "fair_player.jsonl"
+LATENCY_ROWS = REPO_ROOT / "research" / "data" / "fair_hint_latency.jsonl"
 OUTPUT = REPO_ROOT / "docs" / "winnability.md"
 HIDDEN = ("la-belle-lucie", "house-in-the-wood", "house-on-the-hill", "napoleon-at-st-helena")
 # Positions per hint (all the arrangements together): about a third of what the default
 # hint budget (0.8 s of wall time) searches on a quiet core, so that the table fits in an
 # hour on two cores.
 HINT_NODES = 10_000
-# The full-knowledge search of each deal: CPU seconds and positions.
-FULL_SECONDS = 10.0
-FULL_NODES = 2_000_000
+# The full-knowledge search of each deal, in CPU seconds: the winnability table's.
+FULL_SECONDS = winnability.SECONDS
 MOVE_LIMIT = 3_000
 BEGIN = "<!-- fair player: written by research/fair_player.py -->"
 END = "<!-- end of the fair player's section -->"
+# The latency is measured apart (`--latency`, on a quiet machine) and kept until measured
+# again: a run of the games leaves it as it is.
+LATENCY_BEGIN = "<!-- fair hint latency: written by research/fair_player.py --latency -->"
+LATENCY_END = "<!-- end of the fair hint latency -->"
+LATENCY_MARKERS = (LATENCY_BEGIN, LATENCY_END)
 
 
 @dataclass(frozen=True)
@@ -153,25 +163,37 @@ def play_fair(state: State, nodes: int) -> dict[str, object]:
     }
 
 
+@functools.cache
+def table_verdicts() -> dict[tuple[str, int], dict[str, object]]:
+    """The winnability table's verdicts (research/data/winnability.jsonl), by deal."""
+    return winnability.latest(read_rows(winnability.DATA))
+
+
+def full_knowledge(variant: str, deal: int, seconds: float) -> dict[str, object]:
+    """The deal's verdict with full knowledge within ``seconds`` CPU s: the winnability
+    table's where it searched the deal with that budget (the deals are the same list),
+    else searched here as the table searches."""
+    row = table_verdicts().get((variant, deal))
+    if row is None or float(str(row["budget_s"])) != seconds:
+        row = winnability.run_task(winnability.Task(variant, deal, seconds))
+    won = row["verdict"] == Verdict.WON.value
+    return {
+        "full": row["verdict"],
+        "full_cpu_seconds": row["cpu_s"],
+        "full_replayed": replays_to_a_win(row) if won else None,
+    }
+
+
 def run_task(task: Task) -> dict[str, object]:
-    state = patience.get_variant(task.variant).new_game(task.deal)
-    result = solve(state, Budget(nodes=FULL_NODES, seconds=task.full_seconds, cpu_time=True))
-    replayed = None
-    if result.verdict is Verdict.WON:
-        end = state
-        for move in result.line:
-            end = end.apply(move)
-        replayed = end.status is Status.WON
     row: dict[str, object] = {
         "variant": task.variant,
         "deal": task.deal,
         "hint_nodes": task.hint_nodes,
         "samples": SAMPLES,
         "full_seconds": task.full_seconds,
-        "full": result.verdict.value,
-        "full_cpu_seconds": round(result.seconds, 3),
-        "full_replayed": replayed,
+        **full_knowledge(task.variant, task.deal, task.full_seconds),
     }
+    state = patience.get_variant(task.variant).new_game(task.deal)
     row.update(play_fair(state, task.hint_nodes))
     return row
 
@@ -218,22 +240,22 @@ def measure_latency(variants: list[str], count: int, path: Path) -> None:
                     "arrangements": given.arrangements,
                     "nodes": given.nodes,
                     "load": round(os.getloadavg()[0], 2),
+                    "at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 }
                 out.write(json.dumps(row) + "\n")
                 out.flush()
             print(f"latency: {variant_id} done", file=sys.stderr)
 
 
-def render_latency(rows: list[dict[str, object]]) -> list[str]:
-    if not rows:
-        return []
+def render_latency(rows: list[dict[str, object]]) -> str:
     loads = [float(str(r["load"])) for r in rows]
     lines = [
-        "",
+        LATENCY_BEGIN,
         "**Latency** of the fair hint with the default budget (`HINT_BUDGET`: 200,000",
         f"positions, 0.8 s of wall time, shared by the {SAMPLES} arrangements), called in",
         "process on positions of each game (its deals after random moves), one at a time,",
-        f"the load average (1 min) between {min(loads):.1f} and {max(loads):.1f} on 2 cores:",
+        f"the load average (1 min) between {min(loads):.1f} and {max(loads):.1f} on 2 cores,",
+        f"at {rows[-1].get('at', 'a time not recorded')}:",
         "",
     ]
     seconds = ("wall p50", "p95", "max", "CPU p50", "p95")
@@ -250,18 +272,13 @@ def render_latency(rows: list[dict[str, object]]) -> list[str]:
             patience.get_variant(variant_id).name, len(group), percentile(wall, 0.5),
             percentile(wall, 0.95), wall[-1], percentile(cpu, 0.5), percentile(cpu, 0.95), given,
         )  # fmt: skip
-    return [*lines, hints.markdown()]
+    return "\n".join([*lines, hints.markdown(), LATENCY_END])
 
 
 # --- the table ------------------------------------------------------------------------
 
 
-def render_section(
-    rows: list[dict[str, object]],
-    machine_line: str,
-    command: str,
-    latency: Sequence[dict[str, object]] = (),
-) -> str:
+def render_section(rows: list[dict[str, object]], machine_line: str, command: str) -> str:
     by_variant: dict[str, list[dict[str, object]]] = {}
     for row in rows:
         by_variant.setdefault(str(row["variant"]), []).append(row)
@@ -339,18 +356,18 @@ def render_section(
         "",
         f"Detours (a hint that led back to a position already seen, replaced): {detours} in",
         f"{len(rows)} games.",
-        *render_latency(list(latency)),
         END,
     ]
     return "\n".join(lines)
 
 
-def write_section(path: Path, section: str) -> None:
-    """Puts the section into the document, in place of the one there, or at its end."""
+def write_section(path: Path, section: str, begin: str = BEGIN, end: str = END) -> None:
+    """Puts the section (from ``begin`` to ``end``) into the document, in place of the one
+    there, or at its end."""
     text = path.read_text() if path.exists() else ""
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1]
         text = head + section + tail
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
@@ -359,7 +376,7 @@ def write_section(path: Path, section: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m research.fair_player", description=__doc__)
-    parser.add_argument("--deals", type=int, default=30, help="deals per game (30)")
+    parser.add_argument("--deals", type=int, default=50, help="deals per game (50)")
     parser.add_argument("--jobs", type=int, default=1, help="processes (default 1)")
     parser.add_argument("--variants", help="comma-separated subset of the games")
     parser.add_argument("--hint-nodes", type=int, default=HINT_NODES, help="positions per hint")
@@ -373,7 +390,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     variants = args.variants.split(",") if args.variants else list(HIDDEN)
     if args.latency:
+        LATENCY_ROWS.unlink(missing_ok=True)
         measure_latency(variants, args.latency, LATENCY_ROWS)
+        write_section(args.output, render_latency(read_rows(LATENCY_ROWS)), *LATENCY_MARKERS)
     # the games taken in turn, deal by deal, so that a run stopped early has all of them
     lists = {variant: deal_numbers(variant, args.deals) for variant in variants}
     tasks = [
@@ -398,10 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         rows = read_rows(args.results)
     wanted = {(t.variant, t.deal, t.hint_nodes, t.full_seconds) for t in tasks}
     chosen = [r for r in rows if key_of(r) in wanted]
-    command = f".venv/bin/python -m research.fair_player --deals {args.deals}" + (
-        f" --latency {args.latency}" if args.latency else ""
-    )
-    section = render_section(chosen, machine.describe(), command, read_rows(LATENCY_ROWS))
+    command = f".venv/bin/python -m research.fair_player --deals {args.deals}"
+    section = render_section(chosen, machine.describe(), command)
     write_section(args.output, section)
     print(f"written: {args.output}", file=sys.stderr)
     return 0
