@@ -11,11 +11,21 @@ from patience_contract.client import EngineClient, SyncEngineClient
 from patience_engine.server import EngineConfig
 from solitaire.v1 import engine_pb2_grpc
 
-from tests.engine.helpers import OTHER_SEAL_KEY, SEAL_KEY, TINY_MESSAGE_BYTES, EngineThread
+from tests.engine.helpers import (
+    OTHER_SEAL_KEY,
+    SEAL_KEY,
+    TEST_SEARCH_NICENESS,
+    TINY_MESSAGE_BYTES,
+    EngineThread,
+)
 
 
 def _engine(**settings: Any) -> Iterator[EngineThread]:
-    engine = EngineThread(EngineConfig(listen="127.0.0.1:0", workers=1, **settings)).start()
+    engine = EngineThread(
+        EngineConfig(
+            listen="127.0.0.1:0", workers=1, search_niceness=TEST_SEARCH_NICENESS, **settings
+        )
+    ).start()
     try:
         yield engine
     finally:

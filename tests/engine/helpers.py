@@ -162,11 +162,22 @@ def mutated(original: bytes, edits: list[tuple[int, int]], how: str) -> bytes:
     return bytes(data)
 
 
+# The tests' engines search at their server's priority. Their searches must end within a
+# time cap (a Hint's is 5 s at most) to give the answers the tests hold them to; below
+# everything else on a crowded machine they would not. The priority itself is tested
+# on search pools of its own (test_search_priority.py).
+TEST_SEARCH_NICENESS = 0
+
+
 def searching_config(processes: int, queue: int) -> EngineConfig:
     """One engine process on a free port, with `processes` search processes and a queue
     of `queue` searches."""
     return EngineConfig(
-        listen="127.0.0.1:0", workers=1, solver_processes=processes, solver_queue=queue
+        listen="127.0.0.1:0",
+        workers=1,
+        solver_processes=processes,
+        solver_queue=queue,
+        search_niceness=TEST_SEARCH_NICENESS,
     )
 
 

@@ -43,8 +43,14 @@ async def _hint(client: EngineClient, state: patience.State, positions: int = PO
 async def test_the_stock_order_changes_the_solve_and_not_the_hint(client: EngineClient) -> None:
     won = patience.parse_state(TWO_LEFT)
     lost = patience.parse_state(TWO_LEFT.replace("s:9S2D", "s:2D9S"))
+    # a minute for the 20,000 positions: the search runs below everything else in priority
     solved = [
-        (await client.solve(unsealed(state), max_positions=20_000)).verdict for state in (won, lost)
+        (
+            await client.solve(
+                unsealed(state), max_positions=20_000, max_milliseconds=60_000, timeout=90
+            )
+        ).verdict
+        for state in (won, lost)
     ]
     assert solved == [engine_pb2.VERDICT_WON, engine_pb2.VERDICT_LOST]
     hints = [await _hint(client, state, 20_000) for state in (won, lost)]

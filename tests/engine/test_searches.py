@@ -89,9 +89,10 @@ async def test_solve_wins_and_the_line_replays_to_won(client: EngineClient) -> N
 
 
 async def test_solve_proves_a_deal_lost(client: EngineClient) -> None:
-    """A budget in positions (some 24,000 are needed) with time to spare: a loaded
-    machine's slower search still ends in the proof, not at the default's 800 ms."""
-    game = await client.new_game("bisley", deal=32)
+    """A budget in positions (some 3,600 are needed) with time to spare: a loaded
+    machine's slower search (at a lower priority than everything else there) still ends
+    in the proof, not at the default's 800 ms."""
+    game = await client.new_game("bisley", deal=18398980010621342871)
     reply = await client.solve(
         game.state, max_positions=1_000_000, max_milliseconds=60_000, timeout=60
     )
@@ -287,6 +288,37 @@ async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None
             assert not waiting.done()  # the solve that came first still waits or runs
             waiting.cancel()
             await until(lambda: searches_running(engine) == 0, "the solves to stop")
+
+
+async def test_a_search_no_process_takes_up_by_its_deadline_is_answered_unsearched() -> None:
+    """The only search process busy with a long solve: a hint and a solve queued behind it
+    with deadlines of two seconds are answered by then, without a search (a hint: a legal
+    move, best effort; a solve: UNKNOWN), rather than failing with DEADLINE_EXCEEDED. The
+    hint's answer, having searched nothing, is not remembered: asked again once the
+    process is free, the same hint is searched."""
+    with engine_running(searching_config(processes=1, queue=4)) as engine:
+        async with EngineClient(engine.target, timeout=60) as client:
+            hard = await client.new_game(*HARD[:1], deal=HARD[1])
+            easy = await client.new_game("bisley", deal=7)
+            running = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
+            await until(lambda: searches_running(engine) == 1, "the long solve to start")
+            budget = {"max_positions": 100_000, "max_milliseconds": 5000}
+            hinted, solved = await asyncio.gather(
+                client.hint(easy.state, **budget, timeout=2.0),
+                client.solve(easy.state, **budget, timeout=2.0),
+            )
+            assert (hinted.kind, hinted.verdict, hinted.positions) == (
+                engine_pb2.HINT_KIND_BEST_EFFORT,
+                engine_pb2.VERDICT_UNKNOWN,
+                0,
+            )
+            assert hinted.move.notation in {m.notation for m in easy.view.legal_moves}
+            assert (solved.verdict, solved.positions) == (engine_pb2.VERDICT_UNKNOWN, 0)
+            assert not running.done() and searches_running(engine) == 1
+            running.cancel()
+            await until(lambda: searches_running(engine) == 0, "the long solve to stop")
+            searched = await client.hint(easy.state, **budget)
+            assert searched.kind == engine_pb2.HINT_KIND_WINNING and searched.positions > 0
 
 
 async def test_a_killed_search_process_is_replaced_and_its_search_taken_up_again(

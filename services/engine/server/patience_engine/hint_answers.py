@@ -9,7 +9,8 @@ a friend's challenge. So each engine process
   answer the search *decided* (a winning move of a line proven to win, a position proven
   lost, or, where the position hides cards, an answer over every arrangement of them)
   holds whatever the budget and however it was cut short, and answers any budget; an
-  undecided one answers the same budget only;
+  undecided one answers the same budget only; one that searched nothing (its call's
+  deadline came before a search process was free) is not remembered;
 - lets a hint asked while the same hint (the same position and budget) is being searched
   wait for that search instead of queueing another: a flood of hints on one position
   costs one search, decided or not.
@@ -58,6 +59,16 @@ def position_key(state: patience.State) -> bytes:
 def decided(reply: bytes) -> bool:
     """Whether a HintResponse's search decided the position (WON or LOST)."""
     return engine_pb2.HintResponse.FromString(reply).verdict in DECIDED
+
+
+def kept_as(position: Hashable, searching: Hashable, reply: bytes) -> Hashable | None:
+    """Where an answer is remembered: a decided one for the position, an undecided one
+    for the position and budget; one that searched nothing (no time was left before its
+    call's deadline) not at all, since it tells nothing of the position."""
+    parsed = engine_pb2.HintResponse.FromString(reply)
+    if parsed.verdict in DECIDED:
+        return position
+    return searching if parsed.positions else None
 
 
 class HintAnswers:
@@ -111,7 +122,9 @@ class HintAnswers:
             future.set_exception(error)
             raise
         else:
-            self._answers.put(position if decided(reply) else searching, reply)
+            kept = kept_as(position, searching, reply)
+            if kept is not None:
+                self._answers.put(kept, reply)
             future.set_result(reply)
             self._observer.hint_answered("searched")
             return reply

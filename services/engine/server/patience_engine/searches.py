@@ -12,7 +12,10 @@ Each search carries an absolute deadline (the call's, less a margin for the answ
 back) and a stop flag in shared memory. The search looks at both every few hundred
 positions: a search that reaches the deadline answers UNKNOWN, and one whose call was
 cancelled (the client gone, or its deadline passed) stops, so its process is free for
-the next search within milliseconds. A process that dies (killed, out of memory) fails
+the next search within milliseconds. A search no process has answered by its deadline
+(it waited behind others, or its process was slow to look at the clock) is answered by
+the server as a search with no time left answers (UNKNOWN; a hint: the first legal move,
+best effort), and is stopped. A process that dies (killed, out of memory) fails
 its search (the engine takes the search up once more, then answers
 RESOURCE_EXHAUSTED, reason SEARCH_FAILED) and is replaced.
 
@@ -39,6 +42,7 @@ import os
 import signal
 import time
 from dataclasses import replace
+from math import inf
 from typing import Any, Protocol
 
 from opentelemetry import trace
@@ -225,7 +229,17 @@ class SearchPool:
             self._waiting.insert(self._place_in_queue(job), (job, future, now))
         self._changed()
         try:
-            return await asyncio.shield(future)
+            left = job.deadline - time.monotonic()  # inf: a call without a deadline
+            return await asyncio.wait_for(asyncio.shield(future), None if left == inf else left)
+        except TimeoutError:
+            if future.done():
+                return future.result()
+            # No process answered by the deadline (every one busy, or slow to look at the
+            # clock on a crowded machine): the answer a search with no time left gives,
+            # made here without searching, rather than the call failing.
+            self._abandon(future)
+            future.cancel()
+            return answer(job, _stopped, time.monotonic, writer_for(self.speed_paths))
         except asyncio.CancelledError:
             self._abandon(future)
             raise
@@ -318,6 +332,10 @@ class SearchPool:
         dead.close()
         self.observer.search_process_replaced()
         self._add_worker(_Worker(dead.index, self.speed_paths, self.niceness))
+
+
+def _stopped() -> bool:
+    return True
 
 
 # --------------------------------------------------------------------------- the process
