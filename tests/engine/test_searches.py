@@ -4,11 +4,12 @@ the deadline, the search processes (busy, cancelled, apart from the moves)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import grpc
 import patience
@@ -259,35 +260,46 @@ async def test_busy_search_processes_refuse_and_a_cancelled_search_frees_one(
         assert reply.kind == engine_pb2.HINT_KIND_BEST_EFFORT
 
 
+@contextlib.asynccontextmanager
+async def one_search_process_busy(
+    timeout: float,
+) -> AsyncIterator[tuple[EngineThread, EngineClient, asyncio.Task[engine_pb2.SolveResponse]]]:
+    """An engine with one search process and a queue of four, the process busy with a
+    long solve: the engine, a client (calls of `timeout` seconds) and the solve's task."""
+    with engine_running(searching_config(processes=1, queue=4)) as engine:
+        async with EngineClient(engine.target, timeout=timeout) as client:
+            hard = await client.new_game(*HARD[:1], deal=HARD[1])
+            running = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
+            await until(lambda: searches_running(engine) == 1, "the long solve to start")
+            yield engine, client, running
+
+
 async def test_a_hint_waits_ahead_of_solves_and_keeps_its_whole_budget() -> None:
     """One search process, busy with a long solve, and a second solve waiting: a hint
     that comes last is taken up first when the process is free, and searches with its
     whole budget (not the budget less the time it waited)."""
-    with engine_running(searching_config(processes=1, queue=4)) as engine:
-        async with EngineClient(engine.target, timeout=120) as client:
-            hard = await client.new_game(*HARD[:1], deal=HARD[1])
-            easy = await client.new_game("bisley", deal=7)
-            running = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
-            await until(lambda: searches_running(engine) == 1, "the first solve to start")
-            waiting = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
-            await until(
-                lambda: engine.running is not None and engine.running.searches.waiting == 1,
-                "the second solve to queue",
-            )
-            # 3 s: time for the search on a loaded machine (Bisley's deal 7 takes a few
-            # hundredths of a second on a quiet one)
-            hint = asyncio.create_task(client.hint(easy.state, max_milliseconds=3000))
-            await until(
-                lambda: engine.running is not None and engine.running.searches.waiting == 2,
-                "the hint to queue",
-            )
-            await asyncio.sleep(3.5)  # longer than the hint's 3 s: it must not count
-            running.cancel()
-            reply = await hint
-            assert reply.kind == engine_pb2.HINT_KIND_WINNING and reply.positions > 0
-            assert not waiting.done()  # the solve that came first still waits or runs
-            waiting.cancel()
-            await until(lambda: searches_running(engine) == 0, "the solves to stop")
+    async with one_search_process_busy(timeout=120) as (engine, client, running):
+        hard = await client.new_game(*HARD[:1], deal=HARD[1])
+        easy = await client.new_game("bisley", deal=7)
+        waiting = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
+        await until(
+            lambda: engine.running is not None and engine.running.searches.waiting == 1,
+            "the second solve to queue",
+        )
+        # 3 s: time for the search on a loaded machine (Bisley's deal 7 takes a few
+        # hundredths of a second on a quiet one)
+        hint = asyncio.create_task(client.hint(easy.state, max_milliseconds=3000))
+        await until(
+            lambda: engine.running is not None and engine.running.searches.waiting == 2,
+            "the hint to queue",
+        )
+        await asyncio.sleep(3.5)  # longer than the hint's 3 s: it must not count
+        running.cancel()
+        reply = await hint
+        assert reply.kind == engine_pb2.HINT_KIND_WINNING and reply.positions > 0
+        assert not waiting.done()  # the solve that came first still waits or runs
+        waiting.cancel()
+        await until(lambda: searches_running(engine) == 0, "the solves to stop")
 
 
 async def test_a_search_no_process_takes_up_by_its_deadline_is_answered_unsearched() -> None:
@@ -296,29 +308,25 @@ async def test_a_search_no_process_takes_up_by_its_deadline_is_answered_unsearch
     move, best effort; a solve: UNKNOWN), rather than failing with DEADLINE_EXCEEDED. The
     hint's answer, having searched nothing, is not remembered: asked again once the
     process is free, the same hint is searched."""
-    with engine_running(searching_config(processes=1, queue=4)) as engine:
-        async with EngineClient(engine.target, timeout=60) as client:
-            hard = await client.new_game(*HARD[:1], deal=HARD[1])
-            easy = await client.new_game("bisley", deal=7)
-            running = asyncio.create_task(client.solve(hard.state, **LONG_SEARCH))
-            await until(lambda: searches_running(engine) == 1, "the long solve to start")
-            budget = {"max_positions": 100_000, "max_milliseconds": 5000}
-            hinted, solved = await asyncio.gather(
-                client.hint(easy.state, **budget, timeout=2.0),
-                client.solve(easy.state, **budget, timeout=2.0),
-            )
-            assert (hinted.kind, hinted.verdict, hinted.positions) == (
-                engine_pb2.HINT_KIND_BEST_EFFORT,
-                engine_pb2.VERDICT_UNKNOWN,
-                0,
-            )
-            assert hinted.move.notation in {m.notation for m in easy.view.legal_moves}
-            assert (solved.verdict, solved.positions) == (engine_pb2.VERDICT_UNKNOWN, 0)
-            assert not running.done() and searches_running(engine) == 1
-            running.cancel()
-            await until(lambda: searches_running(engine) == 0, "the long solve to stop")
-            searched = await client.hint(easy.state, **budget)
-            assert searched.kind == engine_pb2.HINT_KIND_WINNING and searched.positions > 0
+    async with one_search_process_busy(timeout=60) as (engine, client, running):
+        easy = await client.new_game("bisley", deal=7)
+        budget = {"max_positions": 100_000, "max_milliseconds": 5000}
+        hinted, solved = await asyncio.gather(
+            client.hint(easy.state, **budget, timeout=2.0),
+            client.solve(easy.state, **budget, timeout=2.0),
+        )
+        assert (hinted.kind, hinted.verdict, hinted.positions) == (
+            engine_pb2.HINT_KIND_BEST_EFFORT,
+            engine_pb2.VERDICT_UNKNOWN,
+            0,
+        )
+        assert hinted.move.notation in {m.notation for m in easy.view.legal_moves}
+        assert (solved.verdict, solved.positions) == (engine_pb2.VERDICT_UNKNOWN, 0)
+        assert not running.done() and searches_running(engine) == 1
+        running.cancel()
+        await until(lambda: searches_running(engine) == 0, "the long solve to stop")
+        searched = await client.hint(easy.state, **budget)
+        assert searched.kind == engine_pb2.HINT_KIND_WINNING and searched.positions > 0
 
 
 async def test_a_killed_search_process_is_replaced_and_its_search_taken_up_again(
