@@ -190,15 +190,27 @@ class PlayPage:
             await self.close_statistics()
             await asyncio.sleep(0.25)
 
-    async def wait_version(self, version: int) -> None:
+    async def wait_version(self, version: int) -> int:
         """Until the table shows `version` and no request is under way (checked at every
-        frame: `expect` would poll at 100 ms and more, longer than a move takes)."""
-        await self.page.wait_for_function(
-            "v => document.getElementById('table').dataset.version === v"
-            " && document.body.dataset.busy !== 'true'",
+        frame: `expect` would poll at 100 ms and more, longer than a move takes). Returns
+        how many cards were gliding in the first frame that showed it: their animations
+        start as the table is drawn and last a quarter of a second, so on a crowded
+        machine they may be over by the time a later look could count them."""
+        shown = await self.page.wait_for_function(
+            """v => {
+                if (document.getElementById('table').dataset.version !== v) return false;
+                const seen = (window.glidingAtVersion ??= {});
+                if (!(v in seen)) {
+                    seen[v] = document.getAnimations()
+                        .filter(a => a.effect.target.matches('.card')).length;
+                }
+                return document.body.dataset.busy !== 'true' && {gliding: seen[v]};
+            }""",
             arg=str(version),
             polling="raf",
         )
+        gliding: int = (await shown.json_value())["gliding"]
+        return gliding
 
     # ------------------------------------------------------------------ games
 
@@ -235,10 +247,11 @@ class PlayPage:
         (sx, sy), (tx, ty) = found
         return (sx, sy), (tx, ty)
 
-    async def click_move(self, notation: str) -> None:
+    async def click_move(self, notation: str) -> int:
         """Plays a move the way a person clicks it (the card, then the pile), and waits
-        for the new version. The mouse is moved and pressed through the browser's input
-        pipeline; the places come from the page as it is, as a person's eyes would."""
+        for the new version (returns the cards gliding as it showed: `wait_version`). The
+        mouse is moved and pressed through the browser's input pipeline; the places come
+        from the page as it is, as a person's eyes would."""
         before = await self.version()
         move = transfer(notation)
         if move is None:
@@ -247,7 +260,7 @@ class PlayPage:
             source, target = await self.points(move)
             await self.page.mouse.click(*source)
             await self.page.mouse.click(*target)
-        await self.wait_version(before + 1)
+        return await self.wait_version(before + 1)
 
     async def drag_move(self, notation: str) -> None:
         """Plays a transfer by dragging its cards onto the target pile."""
@@ -271,10 +284,11 @@ class PlayPage:
         else:
             await self.page.click(f'button.withdraw[data-move="{notation}"]')
 
-    async def undo(self) -> None:
+    async def undo(self) -> int:
+        """Undoes the last change (returns the cards gliding back: `wait_version`)."""
         before = await self.version()
         await self.page.click("#undo")
-        await self.wait_version(before + 1)
+        return await self.wait_version(before + 1)
 
     async def redo(self) -> None:
         before = await self.version()

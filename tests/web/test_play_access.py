@@ -145,11 +145,9 @@ async def test_the_cards_that_move_are_animated(moving: Tabs) -> None:
     play = await moving.open()
     win = WINS["la-belle-lucie"]
     await play.new_game("la-belle-lucie", win.deal)
-    await play.click_move(win.moves[0])
-    assert await play.page.evaluate(GLIDING) >= 1
+    assert await play.click_move(win.moves[0]) >= 1
     await play.page.wait_for_function(f"() => ({GLIDING})() === 0")
-    await play.undo()
-    assert await play.page.evaluate(GLIDING) >= 1
+    assert await play.undo() >= 1
 
 
 async def test_the_documentation_pages_work_with_nothing_else_reachable(
