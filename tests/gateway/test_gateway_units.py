@@ -10,6 +10,7 @@ import time
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from patience_gateway.app import stop_background
 from patience_gateway.games.change import fingerprint
 from patience_gateway.games.create import deal_text
 from patience_gateway.games.preconditions import (
@@ -287,3 +288,28 @@ async def test_a_search_made_ahead_runs_regardless_once_it_waited_long_enough() 
     began = time.monotonic()
     assert await spare.run(search, regardless_after=began + 0.2) == "proven"
     assert 0.2 <= time.monotonic() - began < 5.0
+
+
+async def test_a_background_task_that_lost_its_cancellation_is_stopped_all_the_same() -> None:
+    """A background loop whose cancellation a library swallowed runs on; the gateway's
+    stop cancels it again rather than waiting for it for good. On Python 3.11,
+    `asyncio.wait_for` returns its result when what it waits for ends as the cancellation
+    comes (psycopg_pool waits so): that is made to happen here."""
+    ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    rounds = 0
+
+    async def loop() -> None:
+        nonlocal rounds
+        while True:
+            rounds += 1
+            await asyncio.wait_for(ready if rounds == 1 else asyncio.sleep(0.01), 5)
+
+    task = asyncio.ensure_future(loop())
+    await asyncio.sleep(0)  # the loop waits on `ready`
+    ready.set_result(None)  # what it waits for ends, and the stop comes at once
+    stopping = asyncio.ensure_future(stop_background(task))
+    # (a limit only, never reached when it works: the loop runs on until cancelled again)
+    await asyncio.wait({stopping}, timeout=30)
+    if not stopping.done():
+        task.cancel()
+    assert stopping.done() and task.cancelled()

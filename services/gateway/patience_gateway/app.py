@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -49,6 +50,8 @@ from patience_gateway.storage.rates import Rate, RateLimits
 from patience_gateway.storage.schema import SchemaReady
 from patience_gateway.storage.store import GameStore
 from patience_gateway.storage.winnable_pools import WinnablePools
+
+log = logging.getLogger("patience_gateway")
 
 
 def create_app(settings: Settings | None = None, *, served: bool = False) -> FastAPI:
@@ -192,7 +195,7 @@ async def open_services(
     for work in background:
         with tracing.untraced():
             task = asyncio.ensure_future(work)
-        stack.push_async_callback(_cancelled, task)
+        stack.push_async_callback(stop_background, task)
     return Services(
         settings=settings,
         metrics=metrics,
@@ -213,8 +216,23 @@ async def open_services(
     )
 
 
-async def _cancelled(task: asyncio.Future[None]) -> None:
+# How long a background task is given to end after it is cancelled before it is
+# cancelled again.
+CANCEL_AGAIN_SECONDS = 1.0
+
+
+async def stop_background(task: asyncio.Future[None]) -> None:
+    """Cancels `task` and waits for it to end. A cancellation can be lost inside a
+    library: on Python 3.11 `asyncio.wait_for` (which psycopg_pool's waits use) returns
+    its result instead of raising when what it waits for ends as the cancellation comes,
+    and a loop that lost it would run on, holding the gateway's stop for good. So a task
+    still running a moment after its cancellation is cancelled again."""
     task.cancel()
+    while not task.done():
+        await asyncio.wait({task}, timeout=CANCEL_AGAIN_SECONDS)
+        if not task.done():
+            log.warning("a background task ran on after it was cancelled; cancelling it again")
+            task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task
 

@@ -229,8 +229,12 @@ class SearchPool:
             self._waiting.insert(self._place_in_queue(job), (job, future, now))
         self._changed()
         try:
-            left = job.deadline - time.monotonic()  # inf: a call without a deadline
-            return await asyncio.wait_for(asyncio.shield(future), None if left == inf else left)
+            # (asyncio.timeout, not wait_for: on Python 3.11 wait_for can lose the call's
+            # cancellation when the search ends at the same moment)
+            async with asyncio.timeout(
+                None if job.deadline == inf else job.deadline - time.monotonic()
+            ):
+                return await asyncio.shield(future)
         except TimeoutError:
             if future.done():
                 return future.result()
