@@ -43,7 +43,7 @@ async def _hint(client: EngineClient, state: patience.State, positions: int = PO
 async def test_the_stock_order_changes_the_solve_and_not_the_hint(client: EngineClient) -> None:
     won = patience.parse_state(TWO_LEFT)
     lost = patience.parse_state(TWO_LEFT.replace("s:9S2D", "s:2D9S"))
-    # a minute for the 20,000 positions: the search runs below everything else in priority
+    # a minute for the 20,000 positions: a crowded machine searches them slowly
     solved = [
         (
             await client.solve(
