@@ -361,6 +361,17 @@ def render_section(rows: list[dict[str, object]], machine_line: str, command: st
     return "\n".join(lines)
 
 
+def earlier_machine_line(path: Path) -> str | None:
+    """The machine and time of the run that made the section now in the document."""
+    text = path.read_text() if path.exists() else ""
+    if BEGIN not in text:
+        return None
+    for line in text.split(BEGIN, 1)[1].splitlines():
+        if line.startswith("Made by `"):
+            return line.split("`. ", 1)[1] if "`. " in line else None
+    return None
+
+
 def write_section(path: Path, section: str, begin: str = BEGIN, end: str = END) -> None:
     """Puts the section (from ``begin`` to ``end``) into the document, in place of the one
     there, or at its end."""
@@ -418,7 +429,11 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {(t.variant, t.deal, t.hint_nodes, t.full_seconds) for t in tasks}
     chosen = [r for r in rows if key_of(r) in wanted]
     command = f".venv/bin/python -m research.fair_player --deals {args.deals}"
-    section = render_section(chosen, machine.describe(), command)
+    # a table made again from the rows keeps the line of the run that made them
+    machine_line = (
+        earlier_machine_line(args.output) if args.render_only else None
+    ) or machine.describe()
+    section = render_section(chosen, machine_line, command)
     write_section(args.output, section)
     print(f"written: {args.output}", file=sys.stderr)
     return 0

@@ -17,10 +17,14 @@ import random
 import statistics
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import patience
 from patience.solver import Budget, Verdict, outlook, solve
+from patience.solver.model import Model
+from patience.solver.policy import Policy
+from patience.variant import rules_of
 from patience_contract.client import EngineError, SyncEngineClient
 from patience_engine.codec import Position
 from patience_engine.views import player_view_bytes
@@ -98,32 +102,55 @@ def measure_in_process(report: Report, settings: Settings) -> None:
         " `State` (legal moves, apply, a set of positions seen) on the same deals and cap,"
         " in the same run; then"
         f" each of those deals solved with a budget of {settings.solver_seconds:g} CPU s:"
-        " how many were decided (WON or LOST) and the CPU time to the verdict."
+        " how many were decided (WON or LOST) and the CPU time to the verdict, by the"
+        " solver (its searches in turns) and by its first search alone."
     )
     table = section.table(
         "variant", Column("solver positions/s", 0), Column("library positions/s", 0),
         Column("ratio", 2), "decided", Column("verdict p50 s", 2), Column("verdict max s", 2),
+        "decided, one search", Column("p50 s", 2), Column("max s", 2),
     )  # fmt: skip
+    deals = range(FIRST_DEAL, FIRST_DEAL + settings.solver_deals)
     for variant in patience.VARIANTS:
         baseline = library_search_rate(variant, settings.solver_deals, settings.solver_rate_nodes)
         rate = solver_nodes_per_s(variant, settings.solver_deals, settings.solver_rate_nodes)
-        times = []
-        decided = 0
-        for deal in range(FIRST_DEAL, FIRST_DEAL + settings.solver_deals):
-            state = patience.get_variant(variant).new_game(deal)
-            budget = Budget(nodes=10**9, seconds=settings.solver_seconds, cpu_time=True)
-            result = solve(state, budget)
-            if result.verdict is not Verdict.UNKNOWN:
-                decided += 1
-                times.append(result.seconds)
-        median = statistics.median(times) if times else None
-        worst = max(times) if times else None
-        decided_of = f"{decided}/{settings.solver_deals}"
-        table.add(variant, rate, baseline, rate / baseline, decided_of, median, worst)
+        both = verdict_times(variant, deals, settings.solver_seconds)
+        alone = verdict_times(variant, deals, settings.solver_seconds, one_search=True)
+        table.add(
+            variant, rate, baseline, rate / baseline,
+            *_verdict_cells(both, len(deals)), *_verdict_cells(alone, len(deals)),
+        )  # fmt: skip
         report.record(
             f"solver.{variant}", nodes_per_s=rate, library_positions_per_s=baseline,
-            decided=decided, verdict_p50_s=median,
+            decided=len(both), verdict_p50_s=statistics.median(both) if both else None,
+            decided_one_search=len(alone),
         )  # fmt: skip
+
+
+def verdict_times(
+    variant: str, deals: Iterable[int], seconds: float, *, one_search: bool = False
+) -> list[float]:
+    """The CPU seconds to a verdict of each deal decided within ``seconds``: by the
+    solver as it is (searches in turns, docs/solver.md), or with ``one_search`` by its
+    first order alone (the baseline the other searches are measured against)."""
+    times = []
+    for deal in deals:
+        state = patience.get_variant(variant).new_game(deal)
+        policy = None
+        if one_search:
+            first = Policy(Model(rules_of(state), state.deal))
+            policy = first.choosing(first.candidates)
+        budget = Budget(nodes=10**9, seconds=seconds, cpu_time=True)
+        result = solve(state, budget, policy=policy)
+        if result.verdict is not Verdict.UNKNOWN:
+            times.append(result.seconds)
+    return times
+
+
+def _verdict_cells(times: list[float], deals: int) -> tuple[str, float | None, float | None]:
+    if not times:
+        return f"0/{deals}", None, None
+    return f"{len(times)}/{deals}", statistics.median(times), max(times)
 
 
 def _percentile(values: list[float], share: float) -> float:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bench.parts import PARTS, SHARED_STACK
+from research import fair_player
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,3 +54,18 @@ def test_command_answers_help(module: str) -> None:
     )
     assert completed.returncode == 0, completed.stderr[-2000:]
     assert f"python -m {module}" in completed.stdout
+
+
+def test_the_fair_players_section_made_again_keeps_the_line_of_the_run_that_made_it(
+    tmp_path: Path,
+) -> None:
+    """`research.fair_player --render-only` makes the section again from the rows; the
+    machine and time it names are those of the run that made them, not of this one."""
+    document = tmp_path / "winnability.md"
+    line = "Machine: some machine, 2 cores. Run at 2026-01-01 00:00 UTC."
+    document.write_text(
+        f"# Table\n\n{fair_player.BEGIN}\nMade by `python -m research.fair_player`. {line}\n"
+        f"{fair_player.END}\n"
+    )
+    assert fair_player.earlier_machine_line(document) == line
+    assert fair_player.earlier_machine_line(tmp_path / "none.md") is None

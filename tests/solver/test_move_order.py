@@ -14,21 +14,25 @@ import patience
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from patience import State
+from patience import Move, State, Status
+from patience.solver import Budget, Verdict, solve
 from patience.solver.model import (
     DEAL,
     EMPTY,
     REDEAL,
+    REDEAL_MOVE,
     TRANSFER,
     WITHDRAW,
     Model,
     Position,
     SolverMove,
 )
+from patience.solver.policy import Policy
 from patience.solver.pruning import MoveChooser
 from patience.variant import rules_of
 
 from tests.oracle import Walk, played_games, position
+from tests.solver.positions import replay
 from tests.solver.soundness import near_end
 
 VARIANT_IDS = list(patience.VARIANTS)
@@ -197,3 +201,95 @@ def test_a_card_goes_to_the_first_empty_cell(variant_id: str) -> None:
             tried += target == first
             skipped += target != first
     assert tried and skipped, (tried, skipped)
+
+
+def transfers_reversed(model: Model, moves: list[SolverMove]) -> list[SolverMove]:
+    """``moves`` with those that are transfers to anywhere but a foundation reversed."""
+    to_found = [m for m in moves if m[0] == TRANSFER and m[2] >= model.found_base]
+    others = [m for m in moves if m[0] == TRANSFER and m[2] < model.found_base]
+    rest = [m for m in moves if m[0] != TRANSFER]
+    return [*to_found, *others[::-1], *rest]
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_other_searches_orders(variant_id: str, data: st.DataObject) -> None:
+    """Beside the first order: while a redeal is left at the start, the first with the
+    redeal moved to the front; then, always, the first with the moves other than to
+    the foundations reversed; nothing added or left out."""
+    walk: Walk = data.draw(played_games(variant_id, max_moves=40))
+    for state in walk.states[::8]:
+        model = Model(rules_of(state), state.deal)
+        policy = Policy(model)
+        pos = model.position(state)
+        first = policy.candidates(pos)
+        orders = [order(pos) for order in policy.other_orders(pos)]
+        reversed_ = transfers_reversed(model, first)
+        if state.redeals_left:
+            assert orders == [[REDEAL_MOVE, *(m for m in first if m != REDEAL_MOVE)], reversed_]
+        else:
+            assert orders == [reversed_]
+
+
+def test_one_search_alone_without_pruning_or_with_another_choice_of_moves() -> None:
+    for variant_id in VARIANT_IDS:
+        model = Model(rules_of(patience.get_variant(variant_id).new_game(1)))
+        root = model.position(patience.get_variant(variant_id).new_game(1))
+        assert Policy.plain(model).other_orders(root) == []
+        assert Policy(model).choosing(model.legal_moves).other_orders(root) == []
+
+
+@pytest.mark.parametrize(
+    ("variant_id", "deal"),
+    [
+        # its first round holds too many lines for the redeal-last search to reach a
+        # redeal that wins; the search with the redeal first wins in a few hundred
+        ("usk", 73904241604411028203),
+        # the first order's builds lead far from the win; the reversed order's do not
+        ("the-fifteen", 13769147013174677452),
+    ],
+)
+def test_a_win_the_first_order_meets_late_is_found_by_the_others(
+    variant_id: str, deal: int
+) -> None:
+    """Searched alone, the first order does not win within 20,000 positions; the searches
+    in turns win within 5,000, with a line the rules library replays to a win."""
+    state = patience.get_variant(variant_id).new_game(deal)
+    model = Model(rules_of(state), state.deal)
+    budget = Budget(nodes=20_000, seconds=600)
+    alone = solve(state, budget, policy=Policy(model).choosing(MoveChooser(model)))
+    assert alone.verdict is Verdict.UNKNOWN
+    together = solve(state, budget)
+    assert together.verdict is Verdict.WON
+    assert together.nodes < 5_000
+    assert replay(state, together.line).status is Status.WON
+
+
+def test_a_redeal_back_to_the_piles_as_they_lay_is_never_played() -> None:
+    """Little Billee's redeal gathers the fans last first and deals them again, so two
+    in a row deal the piles back as they lay, with two redeals fewer: the search skips
+    such a redeal (the search with the redeal first would otherwise open its line of
+    deal 1 with it, and a player following the hints would see the same piles again)."""
+    state = patience.get_variant("little-billee").new_game(1)
+    assert state.apply(Move.redeal()).apply(Move.redeal()).piles == state.piles
+    result = solve(state, Budget(nodes=200_000, seconds=60))
+    assert result.verdict is Verdict.WON
+    assert replay(state, result.line).status is Status.WON
+    pairs = zip(result.line, result.line[1:], strict=False)
+    assert (Move.redeal(), Move.redeal()) not in pairs
+
+
+def test_the_searches_share_the_last_round_and_prove_a_loss_at_about_the_cost_of_one() -> None:
+    """Usk's deal 20090592935344513284 is lost. With a redeal to come the three searches
+    share the table of the last round's positions, where nearly all of its positions
+    lie: together they prove the loss having entered barely more positions than the
+    first search alone (each searching its own, they would enter about three times as
+    many)."""
+    state = patience.get_variant("usk").new_game(20090592935344513284)
+    model = Model(rules_of(state), state.deal)
+    budget = Budget(nodes=200_000, seconds=600)
+    alone = solve(state, budget, policy=Policy(model).choosing(MoveChooser(model)))
+    together = solve(state, budget)
+    assert alone.verdict is together.verdict is Verdict.LOST
+    assert alone.nodes <= together.nodes <= alone.nodes * 1.01

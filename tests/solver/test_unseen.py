@@ -122,7 +122,7 @@ def test_a_fair_hint_spends_its_positions_and_no_more(variant_id: str) -> None:
     won, each within its share: what one leaves goes to the next. Never much more than
     the budget, and the hint counts them."""
     budget = Budget(nodes=10 * NODES, seconds=600)
-    deal = 11 if variant_id == "napoleon-at-st-helena" else 1
+    deal = 11 if variant_id == "napoleon-at-st-helena" else 2
     given = hint(patience.get_variant(variant_id).new_game(deal), budget)
     assert given.arrangements == SAMPLES
     if variant_id == "napoleon-at-st-helena":
@@ -322,29 +322,32 @@ def test_an_open_hint_without_a_promising_line_gives_the_first_legal_move() -> N
     assert (given.kind, given.move) == (HintKind.BEST_EFFORT, state.legal_moves()[0])
 
 
-# The House in the Wood after its first redeal: without the shuffles to come, sending the
-# seven of clubs home from t26 is the most promising move; in each arrangement a search of
-# its own finds another winning move first.
+# The House in the Wood's deal 8 after its first redeal: without the shuffles to come,
+# sending the ace of clubs home from t1 is the most promising move; in one arrangement a
+# search of its own finds another winning move first.
 LEAD_WINS_EVERYWHERE = (
-    "house-in-the-wood t:7D3H7C/QSKC9D/6D8H6D/AC3S8D/5SJS5D/4D5S2S/9S8CQC/8STHQD/2HQC6S/"
-    "JH7DKDQD/4CKH6H/4SKSTD/4H6H6C/5H3D2D/9C5D/5HTSTS/4D9S7H/THJH5C/TCJD9D/AS9H3C2C/TD4H2H/"
-    "4C7S8S/3HASJS/7SKC9C/9HAHQH/2C2SAD/6SJCQH/KH8H7H/AC5CJD/3C7CKD/2D3D/KSJC4S3S/8CAD8D/"
-    "TC6CQS/- f:-/-/-/-/AH/-/-/- n:1 m:7 d:68914845373046775870/205"
+    "house-in-the-wood t:7H7HAC/QH4C6D/TDTH8S/9D5CTH/5SAD7S/TS2S2C/9S5CJS/5D2H6H/KS6C5S/"
+    "8S4S5D/2D2C8C/6CJC4S/TCKCAS/6SJD3D/TCQS4H/KSKH5H/9H6S6D/4H3D9C/QCQDJH/6H3H3C/ADKH7C/"
+    "3S4DQS/5HTD7S/9C2DQH/7D9H3C/2SJS8H/3HASQD/3S4CTS/7DAHAC/2H8CKD/KD8D9S/9DKC7C/AHJCJD/"
+    "QCJH8D/4D8H f:-/-/-/-/-/-/-/- n:1 m:1 d:8/206"
 )
 
 
 def test_the_leading_move_is_counted_in_every_arrangement_where_it_wins() -> None:
     """The most promising move without hidden cards leads from the first arrangement on,
     tried first at each root: every arrangement it wins in counts for it, though a search
-    of each on its own would have reported another move first."""
+    of one of them on its own would have reported another move first."""
     state = patience.parse_state(LEAD_WINS_EVERYWHERE)
     plain = without_hidden(state)
     budget = Budget(nodes=16_000, seconds=600)
     lead = solve(plain.state, Budget(nodes=4_000, seconds=600), policy=plain.policy)
-    assert lead.promising_move == Move.transfer("t26", "f7")
+    assert (lead.verdict, lead.promising_move) == (Verdict.UNKNOWN, Move.transfer("t1", "f1"))
+    firsts = []
     for item in arrangements(state).items:
         alone = solve(item.state, budget, policy=item.policy)
-        assert alone.verdict is Verdict.WON and alone.line[0] == Move.transfer("t21", "f5")
+        assert alone.verdict is Verdict.WON
+        firsts.append(alone.line[0])
+    assert any(first != lead.promising_move for first in firsts)
     given = hint(state, budget)
     assert (given.kind, given.move, given.verdict) == (
         HintKind.WINS_ALL,

@@ -21,12 +21,17 @@
 foundations; onto other piles, those that uncover a card that the foundations want
 first, then a card that can move on, then an emptied pile where empty piles take
 cards, short piles first, cards from the waste among the first; to an empty pile; to
-a reserve cell (by the same order); deal; redeal; withdraw.
+a reserve cell (by the same order); deal; redeal; withdraw. For the other searches beside
+the first (search.py): ``RedealFirst``, the same with the redeal first, and
+``Reversed``, with the moves other than to the foundations and deal, redeal and
+withdraw in the reverse order.
 """
 
 from __future__ import annotations
 
-from .model import EMPTY, TRANSFER, Model, Position, SolverMove
+from collections.abc import Callable
+
+from .model import EMPTY, REDEAL_MOVE, TRANSFER, Model, Position, SolverMove
 
 
 class MoveChooser:
@@ -211,6 +216,46 @@ class MoveChooser:
             self._found_wants.clear()
         self._found_wants[found] = wants
         return wants
+
+
+class RedealFirst:
+    """The moves of ``moves`` with the redeal first where one is left: the order of a
+    search beside the first (search.py), which tries each position's redeal before its
+    other moves, where the first tries it after all of them."""
+
+    def __init__(self, moves: Callable[[Position], list[SolverMove]]) -> None:
+        self.moves = moves
+
+    def __call__(self, pos: Position) -> list[SolverMove]:
+        moves = self.moves(pos)
+        if pos[5] > 0 and REDEAL_MOVE in moves:
+            moves.remove(REDEAL_MOVE)
+            moves.insert(0, REDEAL_MOVE)
+        return moves
+
+
+class Reversed:
+    """The moves of ``moves`` with the transfers that do not go to a foundation in the
+    reverse order (to an empty pile and the least promising builds first), the
+    foundation moves still first and deal, redeal and withdraw still last: the order of
+    a search beside the first (search.py)."""
+
+    def __init__(self, moves: Callable[[Position], list[SolverMove]], found_base: int) -> None:
+        self.moves = moves
+        self.found_base = found_base
+
+    def __call__(self, pos: Position) -> list[SolverMove]:
+        moves = self.moves(pos)
+        size = len(moves)
+        first = 0
+        while first < size and moves[first][0] == TRANSFER and moves[first][2] >= self.found_base:
+            first += 1
+        end = first
+        while end < size and moves[end][0] == TRANSFER:
+            end += 1
+        if end - first > 1:
+            moves[first:end] = moves[first:end][::-1]
+        return moves
 
 
 _FROM_WASTE = 60

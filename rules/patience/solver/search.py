@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..moves import Move
 from ..variant import State, rules_of
-from .model import Model, Position, SolverMove
+from .model import REDEAL, Model, Position, SolverMove
 from .policy import Policy, policy_for
 
 
@@ -172,66 +172,156 @@ def _search(
     avoid: Iterable[bytes] = (),
 ) -> tuple[Verdict, list[SolverMove], int, list[SolverMove]]:
     """The verdict, the winning line, the positions entered, and the line to the
-    position with the most cards home (the root's safe moves at least)."""
-    model = policy.model
-    key = policy.key
-    settle = policy.settle
-    settle_after = policy.settle_after
-    candidates = policy.candidates
-    dead = policy.dead
-    total = model.total
-    deadline = started + budget.seconds
-    node_limit = budget.nodes
+    position with the most cards home (the root's safe moves at least).
 
-    root, root_autos = settle(root)
-    if sum(root[2]) == total:
+    Where the policy has other orders of moves (``Policy.other_orders``), a depth-first
+    search for each order runs in turns with the first, a few hundred positions a turn:
+    any one's win is a win. Each has its own table of the positions it entered, but for
+    those of the last round (no redeal left) where the start has a redeal left, which
+    they share: the search with the redeal first meets the same last rounds as the
+    others, from the same positions, and one search of each is enough. So a search
+    ending without a win has entered, or left to the others, every position reachable
+    from the root: the loss is proven when all have ended where they share a table, or
+    when any one has ended where they share nothing."""
+    root, root_autos = policy.settle(root)
+    if sum(root[2]) == policy.model.total:
         return Verdict.WON, root_autos, 1, root_autos
-    seen = {key(root), *avoid}
-    nodes = 1
-    best_score = sum(root[2])
-    best_line = root_autos
-    # The path: for each depth, the move played and the safe moves that followed it.
-    path: list[list[SolverMove]] = []
-    positions = [root]
-    move_lists = [candidates(root)]
-    next_index = [0]
-    check = _CHECK_EVERY
-    while positions:
-        depth = len(positions) - 1
-        moves = move_lists[depth]
-        i = next_index[depth]
-        if i >= len(moves):
-            positions.pop()
-            move_lists.pop()
-            next_index.pop()
-            if path:
-                path.pop()
-            continue
-        next_index[depth] = i + 1
-        move = moves[i]
-        child, autos = settle_after(model.apply(positions[depth], move), move)
-        k = key(child)
-        if k in seen:
-            continue
-        seen.add(k)
-        nodes += 1
-        score = sum(child[2])
-        if score == total:
-            line = [m for step in path for m in step] + [move, *autos]
-            return Verdict.WON, root_autos + line, nodes, []
-        if score > best_score:
-            # copied only when the best improves: at most once per card
-            best_score = score
-            best_line = [*root_autos, *(m for step in path for m in step), move, *autos]
-        check -= 1
-        if check <= 0:
-            check = _CHECK_EVERY
-            if nodes >= node_limit or clock() >= deadline or stop():
-                return Verdict.UNKNOWN, [], nodes, best_line
-        if dead(child):
-            continue
-        path.append([move, *autos])
-        positions.append(child)
-        move_lists.append(candidates(child))
-        next_index.append(0)
-    return Verdict.LOST, [], nodes, best_line
+    others = policy.other_orders(root)
+    share = bool(others) and root[5] > 0
+    last_round = set(avoid) if share else None
+    searches = [_DepthFirst(policy, policy.candidates, root, root_autos, avoid, last_round)]
+    # the root is entered once, counted by the first
+    searches += [
+        _DepthFirst(policy, order, root, root_autos, avoid, last_round, 0) for order in others
+    ]
+    deadline = started + budget.seconds
+    while True:
+        for search in searches:
+            if search.ended:
+                continue
+            verdict = search.run(_CHECK_EVERY)
+            nodes = sum(s.nodes for s in searches)
+            if verdict is Verdict.WON or (
+                verdict is Verdict.LOST and not (share and not all(s.ended for s in searches))
+            ):
+                return verdict, search.line, nodes, _best_line(searches)
+            if nodes >= budget.nodes or clock() >= deadline or stop():
+                return Verdict.UNKNOWN, [], nodes, _best_line(searches)
+
+
+def _best_line(searches: list[_DepthFirst]) -> list[SolverMove]:
+    """The line to the most cards home of all the searches (the first search's of equals)."""
+    best = searches[0]
+    for search in searches[1:]:
+        if search.best_score > best.best_score:
+            best = search
+    return best.best_line
+
+
+def _idle_redeal(after: Position, positions: list[Position], depth: int) -> bool:
+    """Whether a redeal leads back to the position it was made in, or to the one before
+    it (Little Billee's second redeal in a row deals the piles back as they lay), with
+    fewer redeals left and nothing else changed: redeals are never forced, so every line
+    from there is a line from the position it came back to, which is searched."""
+    for back in (positions[depth], positions[depth - 1] if depth else None):
+        if back is not None and after[:5] == back[:5] and after[6] == back[6]:
+            return True
+    return False
+
+
+class _DepthFirst:
+    """One depth-first search from a settled root that can stop and go on: ``run``
+    enters up to a given number of new positions at a time."""
+
+    def __init__(
+        self,
+        policy: Policy,
+        candidates: Callable[[Position], list[SolverMove]],
+        root: Position,
+        root_autos: list[SolverMove],
+        avoid: Iterable[bytes],
+        last_round: set[bytes] | None = None,
+        nodes: int = 1,
+    ) -> None:
+        self.policy = policy
+        self.candidates = candidates
+        self.root_autos = root_autos
+        self.seen: set[bytes] = {policy.key(root), *avoid}
+        # the table of the last round's positions, where it is shared (_search)
+        self.last_round = last_round
+        self.ended = False  # entered every position it was left
+        self.nodes = nodes
+        self.best_score = sum(root[2])
+        self.best_line = root_autos
+        self.line: list[SolverMove] = []  # WON: the winning line
+        # The path: for each depth, the move played and the safe moves that followed it.
+        self.path: list[list[SolverMove]] = []
+        self.positions = [root]
+        self.move_lists = [candidates(root)]
+        self.next_index = [0]
+
+    def run(self, new_positions: int) -> Verdict | None:
+        """WON or LOST once decided, None once ``new_positions`` more were entered."""
+        policy = self.policy
+        model = policy.model
+        key = policy.key
+        settle_after = policy.settle_after
+        candidates = self.candidates
+        dead = policy.dead
+        prunes = policy.prunes
+        total = model.total
+        seen = self.seen
+        last_round = self.last_round
+        path = self.path
+        positions = self.positions
+        move_lists = self.move_lists
+        next_index = self.next_index
+        left = new_positions
+        while positions:
+            depth = len(positions) - 1
+            moves = move_lists[depth]
+            i = next_index[depth]
+            if i >= len(moves):
+                positions.pop()
+                move_lists.pop()
+                next_index.pop()
+                if path:
+                    path.pop()
+                continue
+            next_index[depth] = i + 1
+            move = moves[i]
+            parent = positions[depth]
+            after = model.apply(parent, move)
+            if move[0] == REDEAL and prunes and _idle_redeal(after, positions, depth):
+                continue
+            child, autos = settle_after(after, move)
+            k = key(child)
+            table = seen if last_round is None or child[5] else last_round
+            if k in table:
+                continue
+            table.add(k)
+            self.nodes += 1
+            score = sum(child[2])
+            if score == total:
+                line = [m for step in path for m in step] + [move, *autos]
+                self.line = self.root_autos + line
+                return Verdict.WON
+            if score > self.best_score:
+                # copied only when the best improves: at most once per card
+                self.best_score = score
+                self.best_line = [
+                    *self.root_autos,
+                    *(m for step in path for m in step),
+                    move,
+                    *autos,
+                ]
+            if not dead(child):
+                path.append([move, *autos])
+                positions.append(child)
+                move_lists.append(candidates(child))
+                next_index.append(0)
+            left -= 1
+            if left <= 0:
+                return None
+        self.ended = True
+        return Verdict.LOST
