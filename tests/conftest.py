@@ -56,16 +56,21 @@ def database_url(postgres_server: EmbeddedPostgres) -> str:
     return postgres_server.url
 
 
-@pytest.fixture
-def database_of_its_own(database_url: str) -> str:
-    """A new, empty database on the suite's PostgreSQL, for a test that fills the tables
-    with rows the others' boards and lists must not meet."""
+def new_database(database_url: str) -> str:
+    """The URL of a new, empty database on the server of `database_url`."""
     import psycopg
 
     name = f"own_{uuid.uuid4().hex[:16]}"
     with psycopg.connect(database_url, autocommit=True) as connection:
         connection.execute(f'CREATE DATABASE "{name}"')
     return database_url.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture
+def database_of_its_own(database_url: str) -> str:
+    """A new, empty database on the suite's PostgreSQL, for a test that fills the tables
+    with rows the others' boards and lists must not meet."""
+    return new_database(database_url)
 
 
 _redis_databases = itertools.count()

@@ -37,6 +37,7 @@ from tests.gateway.players import (
     my_statistics,
     new_game,
     new_player,
+    one_move_in,
     play,
     play_until_stuck,
 )
@@ -145,8 +146,7 @@ async def play_some_games(gateway: Gateway) -> list[Session]:
     for player in (players[0], players[0], players[1]):
         won = await play(gateway, await new_game(gateway, player, "bisley", deal=deal), moves)
         assert won["record"]["outcome"] == "won"
-    resigned = await new_game(gateway, players[1], "bisley")
-    await play(gateway, resigned, [resigned.created["legal_moves"][0]])
+    resigned, _ = await one_move_in(gateway, players[1])
     answer = await gateway.http.post(f"/v1/games/{resigned.id}/resign", headers=players[1].auth())
     assert answer.status_code == 200, answer.text
     await play_until_stuck(gateway, await new_game(gateway, players[2], "bisley"), seed=3)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -205,6 +206,20 @@ def load_wins() -> list[Win]:
         Win(variant, entry["deal"], tuple(entry.get("options", ())), tuple(entry["moves"]))
         for variant, entry in entries
     ]
+
+
+@contextmanager
+def held_port(port: int) -> Iterator[None]:
+    """While a server of a test is away, its loopback port bound but not listening:
+    connections to it are refused, as to a port nobody holds, but no server another
+    test starts (on a free port) takes it before the test's server comes back on it."""
+    held = socket.socket()
+    try:
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # past TIME_WAIT
+        held.bind(("127.0.0.1", port))
+        yield
+    finally:
+        held.close()
 
 
 def killed_late(log: str) -> list[str]:

@@ -65,6 +65,18 @@ async def play(
     return body
 
 
+async def one_move_in(
+    gateway: Gateway, player: Session, variant: str = "bisley"
+) -> tuple[GameHandle, int]:
+    """A random deal with one move played and still in play, and how many random deals
+    ended stuck on their first move on the way (rare, but each counts as a lost game)."""
+    for ended in range(20):
+        game = await new_game(gateway, player, variant)
+        if (await play(gateway, game, [game.created["legal_moves"][0]]))["status"] == "playing":
+            return game, ended
+    raise AssertionError(f"20 random {variant} deals in a row ended on their first move")
+
+
 def bisley_win() -> tuple[int, tuple[str, ...]]:
     win = next(w for w in load_wins() if w.variant == "bisley")
     return int(win.deal), win.moves

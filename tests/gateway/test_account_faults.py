@@ -21,6 +21,7 @@ from patience_gateway.settings import Settings
 from patience_launcher.postgres_server import EmbeddedPostgres
 from patience_launcher.redis_server import EmbeddedRedis
 
+from tests.conftest import new_database
 from tests.gateway.accounts import leftovers
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem, running_gateway
 from tests.gateway.players import Session, bisley_win, drained, new_game, new_player, play
@@ -72,9 +73,21 @@ def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OwnRedis]:
 
 
 @pytest.fixture(scope="module")
-async def fault_gateway(records_settings: Settings, own_redis: OwnRedis) -> AsyncIterator[Gateway]:
+def own_database(database_url: str) -> str:
+    """A database of this module's own: the drain of every gateway finishes the
+    deletions cut short that it finds in its database, and another gateway of the
+    suite's on the same database would finish these against the suite's Redis, not
+    this module's (its Redis keys then left, its rows gone)."""
+    return new_database(database_url)
+
+
+@pytest.fixture(scope="module")
+async def fault_gateway(
+    records_settings: Settings, own_redis: OwnRedis, own_database: str
+) -> AsyncIterator[Gateway]:
     settings = replace(
         records_settings,
+        database_url=own_database,
         redis_url=own_redis.server.url,
         redis_cluster=False,
         daily_variants=("bisley",),
@@ -125,7 +138,7 @@ async def test_a_deletion_cut_short_by_a_fault_is_finished_by_its_retry(
     fault_gateway: Gateway,
     own_redis: OwnRedis,
     postgres_server: EmbeddedPostgres,
-    database_url: str,
+    own_database: str,
     fault: str,
     point: int,
 ) -> None:
@@ -159,7 +172,7 @@ async def test_a_deletion_cut_short_by_a_fault_is_finished_by_its_retry(
     assert retried.status_code == 204, retried.text
     await drained(gateway)
     redis: Any = services.redis
-    assert await leftovers(gateway, database_url, redis, player.player_id, games) == []
+    assert await leftovers(gateway, own_database, redis, player.player_id, games) == []
     assert_problem(
         await gateway.http.post("/v1/sessions/refresh", json={"refresh_token": player.refresh}),
         401,

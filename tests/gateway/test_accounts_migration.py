@@ -9,8 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
-from alembic import command
-from patience_gateway.storage.schema import alembic_config
+from patience_gateway.storage.schema import downgrade, upgrade
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -21,8 +20,7 @@ async def test_revision_0003_keys_the_oldest_name_of_look_alikes_and_goes_down(
     database_of_its_own: str,
 ) -> None:
     url = database_of_its_own
-    config = alembic_config(url)
-    await asyncio.to_thread(command.upgrade, config, "0002")
+    await asyncio.to_thread(upgrade, url, "0002")
     players = [
         ("p-walker", "Walker", 0),
         ("p-walker-2", "WALKER", 1),  # a look-alike, later
@@ -35,7 +33,7 @@ async def test_revision_0003_keys_the_oldest_name_of_look_alikes_and_goes_down(
                 "INSERT INTO players (id, display_name, created_at) VALUES (%s, %s, %s)",
                 (player_id, name, START + timedelta(minutes=minutes)),
             )
-    await asyncio.to_thread(command.upgrade, config, "0003")
+    await asyncio.to_thread(upgrade, url, "0003")
     async with await psycopg.AsyncConnection.connect(url) as connection:
         rows = await (
             await connection.execute(
@@ -52,7 +50,7 @@ async def test_revision_0003_keys_the_oldest_name_of_look_alikes_and_goes_down(
             await connection.execute(
                 "UPDATE players SET name_key = 'walker' WHERE id = 'p-walker-2'"
             )
-    await asyncio.to_thread(command.downgrade, config, "0002")
+    await asyncio.to_thread(downgrade, url, "0002")
     async with await psycopg.AsyncConnection.connect(url) as connection:
         columns = await (
             await connection.execute(

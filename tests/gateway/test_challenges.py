@@ -10,7 +10,15 @@ import psycopg
 import pytest
 
 from tests.gateway.helpers import GameHandle, Gateway, assert_problem
-from tests.gateway.players import Session, bisley_win, drained, new_game, new_player, play
+from tests.gateway.players import (
+    Session,
+    bisley_win,
+    drained,
+    new_game,
+    new_player,
+    one_move_in,
+    play,
+)
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -102,9 +110,9 @@ async def test_both_records_show_once_both_games_are_over(records_gateway: Gatew
 async def test_a_hidden_deal_is_offered_once_its_game_is_over(records_gateway: Gateway) -> None:
     challenger = await new_player(records_gateway)
     friend = await new_player(records_gateway)
-    game = await new_game(records_gateway, challenger)  # a random deal: its number hidden
-    assert game.created["deal"] is None
-    moved = await play(records_gateway, game, [game.created["legal_moves"][0]])
+    game, _ = await one_move_in(records_gateway, challenger)  # a random deal, still in play
+    assert game.created["deal"] is None  # its number hidden
+    moved = await records_gateway.view(game)
     # in play, the friend's game would show the number at its end, and the friend could
     # pass it back to the challenger
     early = await records_gateway.http.post(f"/v1/games/{game.id}/challenges", headers=game.auth())

@@ -10,10 +10,9 @@ from typing import Any
 
 import psycopg
 import pytest
-from alembic import command
 from patience_gateway.records import leaderboards
 from patience_gateway.records.leaderboards import week_of
-from patience_gateway.storage.schema import alembic_config, upgrade
+from patience_gateway.storage.schema import upgrade
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -50,7 +49,7 @@ async def test_revision_0004_keeps_every_game_and_counts_them_again(
     database_of_its_own: str,
 ) -> None:
     url = database_of_its_own
-    await asyncio.to_thread(command.upgrade, alembic_config(url), "0003")
+    await asyncio.to_thread(upgrade, url, "0003")
     games = [
         # ada: a clean win, a random deal deleted before a move (uncounted before), a
         # clean win, a win with a hint, a clean win

@@ -18,6 +18,7 @@ from tests.gateway.helpers import (
     Gateway,
     assert_problem,
     environment_speed_paths,
+    held_port,
     running_gateway,
 )
 
@@ -75,10 +76,11 @@ async def test_moves_go_on_while_one_engine_stops_then_the_other(
         game = await gateway.create("napoleon-at-st-helena", deal=800)
         await play(gateway, game, 6)
         first.stop()
-        await play(gateway, game, 6)  # the second engine alone
-        # the gateway keeps trying to reach the stopped engine, less often as time
-        # passes, but never less than once a Retry-After
-        await asyncio.sleep(4)
+        with held_port(first.port):
+            await play(gateway, game, 6)  # the second engine alone
+            # the gateway keeps trying to reach the stopped engine, less often as time
+            # passes, but never less than once a Retry-After
+            await asyncio.sleep(4)
         restarted = EngineThread(port=first.port).start()
         try:
             second.stop()

@@ -24,6 +24,7 @@ from tests.gateway.helpers import (
     Gateway,
     assert_problem,
     environment_speed_paths,
+    held_port,
     running_gateway,
 )
 
@@ -64,16 +65,17 @@ async def test_redis_down_is_503_and_the_game_survives(
             notation = before["legal_moves"][0]
 
             server.stop()
-            assert_unavailable(await gateway.move(game, notation), "storage-unavailable")
-            assert_unavailable(
-                await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
-                "storage-unavailable",
-            )
-            assert_unavailable(await gateway.undo(game), "storage-unavailable")
-            created = await gateway.http.post("/v1/games", json={"variant": "bisley"})
-            assert_unavailable(created, "storage-unavailable")
-            assert_unavailable(await gateway.http.get("/readyz"), "storage-unavailable")
-            assert (await gateway.http.get("/livez")).status_code == 200
+            with held_port(server.port):
+                assert_unavailable(await gateway.move(game, notation), "storage-unavailable")
+                assert_unavailable(
+                    await gateway.http.get(f"/v1/games/{game.id}", headers=game.auth()),
+                    "storage-unavailable",
+                )
+                assert_unavailable(await gateway.undo(game), "storage-unavailable")
+                created = await gateway.http.post("/v1/games", json={"variant": "bisley"})
+                assert_unavailable(created, "storage-unavailable")
+                assert_unavailable(await gateway.http.get("/readyz"), "storage-unavailable")
+                assert (await gateway.http.get("/livez")).status_code == 200
 
             server = EmbeddedRedis(
                 port=server.port, appendonly=True, data_dir=str(tmp_path)
@@ -87,6 +89,34 @@ async def test_redis_down_is_503_and_the_game_survives(
             assert (await gateway.http.get("/readyz")).status_code == 200
     finally:
         server.stop()
+
+
+async def test_an_address_that_does_not_speak_redis_is_503(engine: EngineThread) -> None:
+    """REDIS_URL reaches a server of another kind (here one that opens with an HTTP/2
+    frame, as a gRPC server does): the store is unavailable, not the gateway broken."""
+
+    async def other_kind(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"\x00\x00\x00\x04\x00\x00\x00\x00\x00")  # an empty SETTINGS frame
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(other_kind, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        settings = Settings(
+            redis_url=f"redis://127.0.0.1:{port}",
+            engine_addr=engine.target,
+            speed_paths=environment_speed_paths(),
+        )
+        async with running_gateway(settings) as gateway:
+            created = await gateway.http.post("/v1/games", json={"variant": "bisley"})
+            assert_unavailable(created, "storage-unavailable")
+            token = {"Authorization": "Bearer a-games-own-token-of-43-characters-abcdefgh"}
+            read = await gateway.http.get("/v1/games/x7R2kJ0vQp9sYd3mN8a1Zw-_", headers=token)
+            assert_unavailable(read, "storage-unavailable")
+    finally:
+        server.close()
+        await server.wait_closed()
 
 
 async def test_engine_down_is_503_and_nothing_changes(redis_url: str) -> None:

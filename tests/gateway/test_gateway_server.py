@@ -106,6 +106,17 @@ def _output(process: subprocess.Popen[bytes]) -> str:
     return process.stderr.read().decode() if process.stderr else ""
 
 
+def _started(port: int, env: dict[str, str]) -> Server:
+    """`python -m patience_gateway` on `port`, its log in the process's stderr pipe."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "patience_gateway"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    return Server(f"http://127.0.0.1:{port}", process)
+
+
 @pytest.fixture(scope="module")
 def server(redis_url: str, engine: EngineThread) -> Iterator[Server]:
     with _served(redis_url, engine) as serving:
@@ -117,13 +128,8 @@ def _served(redis_url: str, engine: EngineThread) -> Iterator[Server]:
     """The server; at the end, SIGTERM must stop every worker gracefully: exit status
     0, no traceback, no worker killed for being late, the metrics folder removed."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "patience_gateway"],
-        env=_environment(redis_url, engine, port),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    server = Server(f"http://127.0.0.1:{port}", process)
+    server = _started(port, _environment(redis_url, engine, port))
+    process = server.process
     try:
         _wait_until_ready(server)
         yield server
@@ -430,3 +436,41 @@ def test_a_request_framed_two_ways_smuggles_nothing(
     assert answered.count(b"HTTP/1.1 ") == 1, answered[:500]
     assert b"smuggled" not in answered
     assert not answered.startswith(b"HTTP/1.1 2"), answered[:200]
+
+
+def test_a_gateway_stopped_while_its_workers_start_stops_gracefully(
+    engine: EngineThread,
+) -> None:
+    """SIGTERM while the workers' app starts (here each reads a Redis Cluster's slots
+    from a node that takes connections and never answers, for the Redis deadline). A
+    Granian worker misses a stop signal that comes before it has set its handlers: when
+    each worker imported the app itself (seconds), the signal came then, and the main
+    process killed the workers 15 s after the stop. The main process imports the app
+    before it forks them (`main`)."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)  # the kernel takes the connections; nothing answers them
+        port = free_port()
+        env = {
+            **_environment(f"redis://127.0.0.1:{silent.getsockname()[1]}", engine, port),
+            "REDIS_CLUSTER": "true",
+        }
+        server = _started(port, env)
+        process = server.process
+        try:
+            deadline = time.monotonic() + WAIT
+            while len(server.workers()) < WORKERS:  # forked: their apps are starting
+                assert process.poll() is None, _output(process)
+                assert time.monotonic() < deadline, "the gateway did not fork its workers"
+                time.sleep(0.02)
+            time.sleep(0.5)  # into the startup, which waits on the silent node for 2 s
+            assert not server.serving_workers(), "a worker served before its app started"
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=WAIT) == 0
+            errors = _output(process)
+            assert not killed_late(errors), errors
+            assert "Traceback" not in errors, errors
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()

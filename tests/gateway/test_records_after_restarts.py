@@ -57,7 +57,17 @@ def killed_and_back(server: EmbeddedRedis, data: Path) -> EmbeddedRedis:
     server.process.kill()
     server.process.wait()
     server.stop()
-    return EmbeddedRedis(port=server.port, appendonly=True, data_dir=str(data)).start()
+    return durable_redis(data, port=server.port)
+
+
+def durable_redis(data: Path, port: int | None = None) -> EmbeddedRedis:
+    """A Redis that writes every command to its append-only file before it answers
+    (appendfsync always): with the default everysec, a Redis that finds its last fsync
+    still running (a busy disk) holds back the write itself, up to two seconds, and a
+    SIGKILL then loses what it had acknowledged."""
+    return EmbeddedRedis(
+        port=port, appendonly=True, appendfsync="always", data_dir=str(data)
+    ).start()
 
 
 async def test_announcements_reach_a_restarted_redis_on_connections_made_afresh(
@@ -65,7 +75,7 @@ async def test_announcements_reach_a_restarted_redis_on_connections_made_afresh(
 ) -> None:
     """Every connection the client holds died with the old server: each announcement
     is sent again on a new one, none left for the sweep."""
-    server = EmbeddedRedis(appendonly=True, data_dir=str(tmp_path)).start()
+    server = durable_redis(tmp_path)
     redis = open_redis(Settings(redis_url=server.url))
     outbox = OutboxStore(redis, 30.0)
     try:
@@ -251,7 +261,7 @@ async def records_through(settings: Settings, outage: Outage) -> Arrivals:
 async def test_every_finished_games_record_arrives_within_moments_of_redis_back(
     engine: EngineThread, database_of_its_own: str, tmp_path: Path
 ) -> None:
-    server = EmbeddedRedis(appendonly=True, data_dir=str(tmp_path)).start()
+    server = durable_redis(tmp_path)
 
     async def redis_killed(finish_in_play: Callable[[], Awaitable[None]]) -> float:
         nonlocal server

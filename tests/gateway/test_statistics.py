@@ -34,6 +34,7 @@ from tests.gateway.players import (
     my_statistics,
     new_game,
     new_player,
+    one_move_in,
     play,
     play_until_stuck,
 )
@@ -55,8 +56,7 @@ async def test_statistics_follow_the_games_a_player_finishes(records_gateway: Ga
     await win_as(records_gateway, player)
     stuck = await new_game(records_gateway, player, "bisley")
     await play_until_stuck(records_gateway, stuck, seed=1)
-    resigned = await new_game(records_gateway, player, "bisley")
-    await play(records_gateway, resigned, [resigned.created["legal_moves"][0]])
+    resigned, stuck_on_the_way = await one_move_in(records_gateway, player)
     answer = await records_gateway.http.post(
         f"/v1/games/{resigned.id}/resign", headers=player.auth()
     )
@@ -64,8 +64,8 @@ async def test_statistics_follow_the_games_a_player_finishes(records_gateway: Ga
     # deleted without a move: a random deal counts from its deal (played, not won)
     untouched = await new_game(records_gateway, player, "bisley")
     await records_gateway.http.delete(f"/v1/games/{untouched.id}", headers=player.auth())
-    left = await new_game(records_gateway, player, "bisley")  # deleted after a move
-    await play(records_gateway, left, [left.created["legal_moves"][0]])
+    left, also_stuck = await one_move_in(records_gateway, player)  # deleted after a move
+    stuck_on_the_way += also_stuck
     await records_gateway.http.delete(f"/v1/games/{left.id}", headers=player.auth())
     await drained(records_gateway)
     figures = await my_statistics(records_gateway, player)
@@ -75,12 +75,17 @@ async def test_statistics_follow_the_games_a_player_finishes(records_gateway: Ga
     assert practice["win_rate"] == 1.0 and practice["fewest_moves"] == len(bisley_win()[1])
     assert practice["best_time_seconds"] is not None
     random_deals = figures["bisley/random"]
-    assert (random_deals["played"], random_deals["won"]) == (4, 0)
-    assert (random_deals["lost"], random_deals["resigned"], random_deals["abandoned"]) == (1, 1, 2)
+    assert (random_deals["played"], random_deals["won"]) == (4 + stuck_on_the_way, 0)
+    assert (random_deals["lost"], random_deals["resigned"], random_deals["abandoned"]) == (
+        1 + stuck_on_the_way,
+        1,
+        2,
+    )
     assert random_deals["win_rate"] == 0.0 and random_deals["current_streak"] == 0
     listed = await my_games(records_gateway, player, "?state=finished")
     outcomes = sorted(g["record"]["outcome"] for g in listed["games"])
-    assert outcomes == ["abandoned", "abandoned", "resigned", "stuck", "won", "won"]
+    stuck = ["stuck"] * (1 + stuck_on_the_way)
+    assert outcomes == ["abandoned", "abandoned", "resigned", *stuck, "won", "won"]
 
 
 async def test_a_win_retried_with_its_key_counts_once(records_gateway: Gateway) -> None:
@@ -204,8 +209,7 @@ async def test_the_drain_judges_abandonment_by_the_records_clock(
     the same whenever the drain happens to look."""
     player = await new_player(records_gateway)
     clock = records_gateway.app.state.services.games.clock
-    game = await new_game(records_gateway, player, "bisley")
-    await play(records_gateway, game, [game.created["legal_moves"][0]])
+    game, _ = await one_move_in(records_gateway, player)
     await drained(records_gateway)
     before = clock.now_ms
     await records_gateway.app.state.services.drain.check_abandoned()
@@ -219,14 +223,13 @@ async def test_a_game_left_alone_ends_abandoned(gateway_of_its_own_database: Gat
     player = await new_player(records_gateway)
     games = records_gateway.app.state.services.games
     drain = records_gateway.app.state.services.drain
-    left = await new_game(records_gateway, player, "bisley")
-    await play(records_gateway, left, [left.created["legal_moves"][0]])
+    left, stuck_on_the_way = await one_move_in(records_gateway, player)
+    still_legal = (await records_gateway.view(left))["legal_moves"][0]
     await drained(records_gateway)
     abandon_after = drain.settings.abandon_after
     # the game's last change is a day older than the limit, by the records' clock
     games.clock.now_ms += int((abandon_after + timedelta(days=1)).total_seconds() * 1000)
-    fresh = await new_game(records_gateway, player, "bisley")  # changed just now
-    await play(records_gateway, fresh, [fresh.created["legal_moves"][0]])
+    fresh, also_stuck = await one_move_in(records_gateway, player)  # changed just now
     await drained(records_gateway)
     # the game changed since the drain last read PostgreSQL is judged by its own record
     fresh_check = await change.abandon(games, fresh.id, abandon_after, games.clock.read())
@@ -238,12 +241,13 @@ async def test_a_game_left_alone_ends_abandoned(gateway_of_its_own_database: Gat
     view = await records_gateway.http.get(f"/v1/games/{left.id}", headers=player.auth())
     assert view.json()["record"]["outcome"] == "abandoned"
     assert view.json()["legal_moves"] == []
-    moved = await records_gateway.move(left, left.created["legal_moves"][1], if_match=False)
+    moved = await records_gateway.move(left, still_legal, if_match=False)
     assert_problem(moved, 409, "game-over")
     still = await records_gateway.http.get(f"/v1/games/{fresh.id}", headers=player.auth())
     assert still.json()["record"]["outcome"] is None
     figures = (await my_statistics(records_gateway, player))["bisley/random"]
-    assert (figures["played"], figures["abandoned"]) == (1, 1)
+    stuck = stuck_on_the_way + also_stuck  # each a game lost
+    assert (figures["played"], figures["abandoned"], figures["lost"]) == (1 + stuck, 1, stuck)
 
 
 # ---------------------------------------------------------------- a recount

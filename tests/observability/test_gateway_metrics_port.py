@@ -31,6 +31,9 @@ from prometheus_client.samples import Sample
 from tests.gateway.engines import EngineThread
 from tests.observability.conftest import start_serve
 
+# the module's tests share its served stack: on one worker it starts once
+pytestmark = pytest.mark.xdist_group("metrics-port")
+
 WORKERS = 2
 WAIT = 60.0
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

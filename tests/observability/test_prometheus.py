@@ -24,6 +24,9 @@ from patience_launcher.addresses import free_port
 
 from tests.observability.conftest import PROMETHEUS_FOLDER, Served, start_serve
 
+# the module's tests share its served stack: on one worker it starts once
+pytestmark = pytest.mark.xdist_group("prometheus")
+
 INTERVAL = "250ms"
 
 

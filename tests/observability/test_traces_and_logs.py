@@ -36,6 +36,9 @@ from tests.observability.otlp_receiver import OtlpReceiver, Span
 
 SERVER, CLIENT = 2, 3  # OTLP span kinds
 UNSET, ERROR = 0, 2  # OTLP span status codes
+# the module's tests share its served stack: on one worker it starts once
+pytestmark = pytest.mark.xdist_group("otlp")
+
 TRACEPARENT = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
 

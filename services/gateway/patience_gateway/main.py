@@ -9,6 +9,7 @@ served by this process).
 from __future__ import annotations
 
 import contextlib
+import importlib
 import logging
 import os
 import shutil
@@ -61,6 +62,12 @@ def main() -> None:
         log.error("bad configuration: %s", error)
         sys.exit(2)
     with metrics_folder() as folder:
+        # The app's modules imported once, here, before the workers are forked, so that
+        # a worker builds its app at once. Granian's worker misses a stop signal that
+        # comes before it has set its event loop's handlers: a gateway stopped while its
+        # workers imported the app (seconds) stood until its main process killed them,
+        # STOP_SECONDS later. What is left of that window is the app's building.
+        importlib.import_module(APP_FACTORY.partition(":")[0])
         if not settings.metrics_port:
             granian_server(APP_FACTORY, settings).serve()
             return

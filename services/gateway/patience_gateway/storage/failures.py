@@ -25,6 +25,9 @@ STORAGE_DOWN: tuple[type[Exception], ...] = (
     redis_errors.ReadOnlyError,  # a replica, e.g. during a failover
     redis_errors.OutOfMemoryError,  # maxmemory reached: no writes until space is freed
     redis_errors.TryAgainError,
+    # what answers at Redis's address does not speak Redis: a port another server took
+    # after Redis went away, a proxy in front of it answering with an error of its own
+    redis_errors.InvalidResponse,
     # Redis Cluster: a slot without a primary, redirections that did not settle, no node
     # reachable while the client reads the topology again (ClusterDownError and
     # SlotNotCoveredError are kinds of these two)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from pathlib import Path
 
 from alembic import command
@@ -32,10 +33,23 @@ def alembic_config(url: str) -> Config:
     return config
 
 
-def upgrade(url: str) -> None:
-    """Brings the database at `url` to the newest revision (blocking: run it in a
-    thread from async code)."""
-    command.upgrade(alembic_config(url), "head")
+# Alembic keeps the running migration's context and operations in module globals
+# (`alembic.context`, `alembic.op`): two runs at once in one process (two apps in one
+# process, as in the tests) would take them from each other mid-run.
+_ONE_RUN_AT_A_TIME = threading.Lock()
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Brings the database at `url` up to `revision`, the newest by default (blocking:
+    run it in a thread from async code)."""
+    with _ONE_RUN_AT_A_TIME:
+        command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Takes the database at `url` down to `revision` (blocking, as `upgrade`)."""
+    with _ONE_RUN_AT_A_TIME:
+        command.downgrade(alembic_config(url), revision)
 
 
 class SchemaReady:
