@@ -18,7 +18,10 @@ STAMP := $(VENV)/.installed
 # The distributions, lowest layer first (each folder has its pyproject.toml; README, Layout).
 DISTRIBUTIONS := rules services/contract services/engine/server \
 	services/gateway services/launcher
-PYTEST_WORKERS ?= auto
+# One worker more than the cores: the tests wait on the servers they start for a share of
+# their time (with a worker a core, 15% of two cores stood idle through the suite), and a
+# third worker on two cores cut the whole run by 9% (docs/testing.md); a fourth slowed it.
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # The slowest steps of each run in its report: a test that starts waiting out a timeout
 # shows by name in CI's log.
 PYTEST_TIMES := --durations=15

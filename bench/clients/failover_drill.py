@@ -163,9 +163,15 @@ class FailoverDrill:
 
     async def run(self) -> FailoverResult:
         games = [await self._create() for _ in range(self.games_wanted)]
-        victim = self.cluster.primary_of(_meta(games[0].id))
-        for game in games:
-            game.affected = self.cluster.primary_of(_meta(game.id)) is victim
+        primaries = [self.cluster.primary_of(_meta(game.id)) for game in games]
+        victim = primaries[0]
+        # Game ids are random: all of them may lie on the victim (1 in 243 for 6 games
+        # on 3 primaries), and the drill would show nothing of the games it spares.
+        while len(games) < 4 * self.games_wanted and all(p is victim for p in primaries):
+            games.append(await self._create())
+            primaries.append(self.cluster.primary_of(_meta(games[-1].id)))
+        for game, primary in zip(games, primaries, strict=True):
+            game.affected = primary is victim
         replica = self.cluster.replica_of(victim)
         self._started = time.monotonic()
         players = [asyncio.create_task(self._play(game)) for game in games]

@@ -4,6 +4,7 @@ ChildProcess, its output kept in a file of its own so that a failure can say why
 
 from __future__ import annotations
 
+import http.client
 import os
 import re
 import signal
@@ -67,11 +68,16 @@ class ServerProcess(ChildProcess):
         while time.monotonic() < deadline:
             self.check_alive()
             try:
-                with socket.create_connection((host, port), timeout=0.5):
-                    return
-            except OSError:
+                self.answer(host, port)
+                return
+            except (OSError, http.client.HTTPException):
                 time.sleep(0.05)
-        raise RuntimeError(f"{self.name} did not listen on {host}:{port}:\n{self.output()}")
+        raise RuntimeError(f"{self.name} did not answer on {host}:{port}:\n{self.output()}")
+
+    def answer(self, host: str, port: int) -> None:
+        """Raises OSError unless the server takes a connection on the port."""
+        with socket.create_connection((host, port), timeout=0.5):
+            pass
 
     def stop(self, timeout: float = STOP_SECONDS) -> int | None:
         code = super().stop(timeout)
@@ -113,7 +119,18 @@ class EngineProcess(ServerProcess):
 
 
 class HttpServerProcess(ServerProcess):
-    """An HTTP server child: the gateway, or the bare endpoint."""
+    """An HTTP server child: the gateway, or the bare endpoint; started once it answers
+    HTTP. Granian's main process binds the port before its workers have started their
+    app: a part that measured at once would time the workers' start too."""
+
+    def answer(self, host: str, port: int) -> None:
+        """Raises unless a worker answers HTTP (any status)."""
+        connection = http.client.HTTPConnection(host, port, timeout=1.0)
+        try:
+            connection.request("GET", "/livez")
+            connection.getresponse().read()
+        finally:
+            connection.close()
 
     @property
     def base_url(self) -> str:

@@ -119,13 +119,17 @@ async def closed_loop(
 ) -> Measurement:
     """Run `call(worker_index)` from `concurrency` workers for `warmup` then `duration`
     seconds; only calls started inside the measured window count, and an exception
-    counts as an error. Calls still running DRAIN_SECONDS after the window are
-    cancelled and counted as errors, so a stalled server cannot hang the bench."""
+    counts as an error. The warmup lasts until every worker has also ended a call (for
+    up to DRAIN_SECONDS more): a first call slower than the warmup (connections opened,
+    scripts loaded, a crowded machine) would otherwise run through a short window, and
+    no call would start inside it. Calls still running DRAIN_SECONDS after the window
+    are cancelled and counted as errors, so a stalled server cannot hang the bench."""
     measuring = False
     stopping = False
     latencies: list[float] = []
     errors = 0
     first_error = ""
+    warmed = [asyncio.Event() for _ in range(concurrency)]
 
     async def worker(index: int) -> None:
         nonlocal errors, first_error
@@ -141,6 +145,8 @@ async def closed_loop(
                     errors += 1
                     first_error = first_error or f"{type(exc).__name__}: {exc}"[:300]
                 continue
+            finally:
+                warmed[index].set()
             if counted:
                 latencies.append(time.perf_counter() - began)
 
@@ -148,6 +154,10 @@ async def closed_loop(
     try:
         if warmup > 0:
             await asyncio.sleep(warmup)
+            waits = [asyncio.create_task(event.wait()) for event in warmed]
+            await asyncio.wait(waits, timeout=DRAIN_SECONDS)
+            for wait in waits:
+                wait.cancel()
         cpu_before = cpu.by_name() if cpu else {}
         client_before = time.process_time()
         window_start = time.perf_counter()
