@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
-from patience_gateway.games.security import new_game_id
 from patience_gateway.games.service import Games
+from patience_gateway.games.tokens import new_game_id
 from patience_gateway.http.routes.streams import game_events
 from patience_gateway.storage.events import RESYNC, GameEvent, Listener, StreamStart
 

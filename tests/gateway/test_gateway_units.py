@@ -21,7 +21,8 @@ from patience_gateway.games.preconditions import (
     require_match,
 )
 from patience_gateway.games.requests import MoveRequest
-from patience_gateway.games.security import (
+from patience_gateway.games.spare_time import SpareTime
+from patience_gateway.games.tokens import (
     GAME_ID,
     bearer_token,
     check_token,
@@ -29,7 +30,6 @@ from patience_gateway.games.security import (
     new_token,
     token_digest,
 )
-from patience_gateway.games.spare_time import SpareTime
 from patience_gateway.games.winnable import WinnableSettings
 from patience_gateway.problems import ProblemError
 from patience_gateway.settings import Settings, SettingsError

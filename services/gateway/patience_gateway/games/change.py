@@ -46,8 +46,8 @@ from patience_gateway.games.preconditions import (
     require_match,
 )
 from patience_gateway.games.requests import GamePatch, MoveRequest, NotationMove
-from patience_gateway.games.security import bearer_token, check_token
 from patience_gateway.games.service import Games, L, Load, OwnedGame, known_id, unknown_game
+from patience_gateway.games.tokens import bearer_token, check_token
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import record as game_record
 from patience_gateway.records.entries import ENDED, STARTED, Entry, GameFacts

@@ -29,8 +29,8 @@ from patience_gateway.games.create_once import (
 )
 from patience_gateway.games.preconditions import check_idempotency_key
 from patience_gateway.games.requests import NewGameRequest
-from patience_gateway.games.security import new_game_id, new_token, token_digest
 from patience_gateway.games.service import Games, OwnedGame
+from patience_gateway.games.tokens import new_game_id, new_token, token_digest
 from patience_gateway.problems import ProblemError
 from patience_gateway.records.record import GameRecord, category_of
 from patience_gateway.storage.reads import Loaded

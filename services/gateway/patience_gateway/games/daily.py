@@ -38,8 +38,8 @@ from solitaire.v1 import engine_pb2
 
 from patience_gateway.games.answers import Reply
 from patience_gateway.games.create import start_dealt
-from patience_gateway.games.security import new_game_id
 from patience_gateway.games.service import Games
+from patience_gateway.games.tokens import new_game_id
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import daily_repository, days
 from patience_gateway.records.board_shapes import DailyShape

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 
-from patience_gateway.games import answers, shares
+from patience_gateway.games import answers, tokens
 from patience_gateway.games.answers import Reply, json_bytes
 from patience_gateway.games.change import moves_of
 from patience_gateway.games.preconditions import check_tags, etag, none_match
-from patience_gateway.games.security import authorise
 from patience_gateway.games.service import Games, known_id, unknown_game
 from patience_gateway.games.shapes import History
+from patience_gateway.games.tokens import authorise
 from patience_gateway.problems import ProblemError
 from patience_gateway.records.record import GIVEN_UP, PROVEN_LOST
 
@@ -64,7 +64,7 @@ async def hint(games: Games, game_id: str, token: str) -> Reply:
 async def history(games: Games, game_id: str, token: str) -> Reply:
     """Everything needed to replay the game, and where undo has taken it."""
     known_id(game_id)
-    shared = shares.is_share_token(token)
+    shared = tokens.is_share_token(token)
     if shared:
         games.check_share(game_id, token, read_only=True)
     player = None if shared else games.player_of(token)
@@ -97,5 +97,5 @@ async def share(games: Games, game_id: str, token: str) -> Reply:
     await games.owned(game_id, token)
     if games.players is None:
         raise ProblemError("records-unavailable", "this gateway has no key to share games with")
-    shared = shares.share_token(games.players.signing_keys(), game_id)
-    return Reply(200, json_bytes(shares.share_json(game_id, shared)), {"Cache-Control": "no-store"})
+    shared = tokens.share_token(games.players.signing_keys(), game_id)
+    return Reply(200, json_bytes(tokens.share_json(game_id, shared)), {"Cache-Control": "no-store"})

@@ -14,12 +14,12 @@ from typing import Any
 
 from solitaire.v1 import game_pb2
 
-from patience_gateway.games import answers, shares
+from patience_gateway.games import answers, tokens
 from patience_gateway.games.answers import Reply, json_bytes
 from patience_gateway.games.change import RESTART_STEP, moves_of
 from patience_gateway.games.preconditions import etag
-from patience_gateway.games.security import authorise
 from patience_gateway.games.service import Games, known_id, unknown_game
+from patience_gateway.games.tokens import authorise
 from patience_gateway.problems import ProblemError
 from patience_gateway.records import repository
 from patience_gateway.records.answers import record_json
@@ -67,7 +67,7 @@ async def _replay_kept(
     games: Games, database: Database, game_id: str, token: str, position: int
 ) -> Reply:
     """A player's finished game, replayed from PostgreSQL."""
-    shared = shares.is_share_token(token)
+    shared = tokens.is_share_token(token)
     if shared:
         games.check_share(game_id, token, read_only=True)
     player = None if shared else games.player_of(token)

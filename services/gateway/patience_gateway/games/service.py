@@ -27,9 +27,9 @@ from typing import Generic, TypeVar
 from patience_contract.client import EngineClient, EngineError, EngineUnavailable, GameReply
 from solitaire.v1 import game_pb2
 
-from patience_gateway.games import answers, engine_errors, shapes, shares
-from patience_gateway.games.security import GAME_ID, authorise
+from patience_gateway.games import answers, engine_errors, shapes, tokens
 from patience_gateway.games.spare_time import SpareTime
+from patience_gateway.games.tokens import GAME_ID, authorise
 from patience_gateway.games.winnable import WinnableDeals
 from patience_gateway.players.access_tokens import looks_like_access_token
 from patience_gateway.players.service import Players
@@ -193,7 +193,7 @@ class Games:
         `read_only`: a read a share token may make too."""
         self.spare.served.set()
         known_id(game_id)
-        shared = shares.is_share_token(token)
+        shared = tokens.is_share_token(token)
         player = None
         if shared:
             self.check_share(game_id, token, read_only)
@@ -214,7 +214,7 @@ class Games:
                 "bad-token",
                 "a share token reads the game only: it makes no change and asks no hint",
             )
-        if self.players is None or not shares.opens(self.players.signing_keys(), game_id, token):
+        if self.players is None or not tokens.opens(self.players.signing_keys(), game_id, token):
             raise ProblemError("bad-token", "this share token is not this game's")
 
     def player_of(self, token: str) -> str | None:

@@ -20,8 +20,8 @@ from starlette.responses import Response
 from patience_gateway.games.answers import Reply
 from patience_gateway.games.challenges import Challenges
 from patience_gateway.games.daily import DailyDeals
-from patience_gateway.games.security import bearer_token
 from patience_gateway.games.service import Games
+from patience_gateway.games.tokens import bearer_token
 from patience_gateway.http.metrics import Metrics
 from patience_gateway.http.scrape import ScrapeSources
 from patience_gateway.players.service import Players

@@ -17,7 +17,7 @@ from starlette.responses import Response
 
 from patience_gateway.games import change, create, read, replays, results, shapes
 from patience_gateway.games.requests import GamePatch, MoveRequest, NewGameRequest
-from patience_gateway.games.security import bearer_token
+from patience_gateway.games.tokens import bearer_token
 from patience_gateway.http.exchange import games_of, send, services_of, token_of
 from patience_gateway.http.openapi import (
     ENTITY_TAGS_SCHEMA,
