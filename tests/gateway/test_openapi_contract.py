@@ -26,6 +26,7 @@ from patience_gateway.problems import KINDS, ProblemError
 from pydantic import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
+from typing_extensions import is_typeddict
 
 from tests.gateway.helpers import Gateway
 from tests.tools import REPO, node_tool
@@ -259,3 +260,30 @@ def test_the_server_takes_exactly_the_entity_tags_the_schema_takes(header: str) 
     except ProblemError:
         by_server = False
     assert TAGS_VALIDATOR.is_valid(header) == by_server
+
+
+def test_every_answer_shape_builds_its_schema_when_the_document_is_asked_for() -> None:
+    """FastAPI makes a schema of each response of each route as the routes are declared;
+    a TypedDict's is built again every time unless pydantic may defer it (defer_build).
+    Each shape a route answers with defers it, so a gateway process starts without some
+    170 schema builds (games/shapes.py)."""
+    import importlib
+    import pkgutil
+
+    from fastapi.routing import APIRoute, APIRouter
+    from patience_gateway.http import routes
+
+    modules = [
+        importlib.import_module(f"{routes.__name__}.{found.name}")
+        for found in pkgutil.iter_modules(routes.__path__)
+    ]
+    routers = [r for m in modules for r in vars(m).values() if isinstance(r, APIRouter)]
+    shapes: set[type] = set()
+    for router in routers:
+        for route in router.routes:
+            if isinstance(route, APIRoute):
+                models = [route.response_model, *(r.get("model") for r in route.responses.values())]
+                shapes.update(m for m in models if isinstance(m, type) and is_typeddict(m))
+    assert len(shapes) > 20
+    eager = sorted(s.__name__ for s in shapes if not s.__pydantic_config__.get("defer_build"))
+    assert not eager, f"shapes built at every route's declaration: {eager}"

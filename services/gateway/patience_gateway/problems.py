@@ -487,6 +487,8 @@ class ProblemExtensions(TypedDict, total=False):
 @with_config(
     ConfigDict(
         extra="allow",
+        # built on first use, not for each route's responses (games/shapes.py says why)
+        defer_build=True,
         json_schema_extra={
             "examples": [
                 {

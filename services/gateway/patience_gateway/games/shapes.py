@@ -29,7 +29,12 @@ from patience_gateway.games.enums import (
 from patience_gateway.players.shapes import PlayerShape
 from patience_gateway.records.shapes import RecordShape
 
-_EXACT = ConfigDict(extra="forbid")
+# defer_build: FastAPI makes a pydantic TypeAdapter for every response of every route as
+# the routes are declared, and a TypedDict's schema is built again for each one (some 170
+# builds, half a second of each gateway process's start). Deferred, a schema is built
+# when it is first used: for the OpenAPI document, on its first request. No answer is
+# validated against these shapes.
+_EXACT = ConfigDict(extra="forbid", defer_build=True)
 
 
 @with_config(_EXACT)

@@ -15,7 +15,8 @@ from patience_gateway.problems import PROBLEM_CODE
 CHECK_STATUS = JsonEnum("CheckStatus", ("ok", "failing"))
 STATE_PROTECTION = JsonEnum("StateProtection", ("sealed", "plain"))
 
-_EXACT = ConfigDict(extra="forbid")
+# schemas built on first use, not at import (games/shapes.py says why)
+_EXACT = ConfigDict(extra="forbid", defer_build=True)
 
 
 @with_config(_EXACT)

@@ -9,7 +9,8 @@ from typing import Annotated
 from pydantic import ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
-_EXACT = ConfigDict(extra="forbid")
+# schemas built on first use, not at import (games/shapes.py says why)
+_EXACT = ConfigDict(extra="forbid", defer_build=True)
 _DAY = "`YYYY-MM-DD`, UTC"
 
 

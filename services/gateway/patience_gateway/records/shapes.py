@@ -12,7 +12,8 @@ from typing_extensions import TypedDict
 from patience_gateway.json_enums import JsonEnum
 from patience_gateway.records.record import CATEGORIES, OUTCOMES
 
-_EXACT = ConfigDict(extra="forbid")
+# schemas built on first use, not at import (games/shapes.py says why)
+_EXACT = ConfigDict(extra="forbid", defer_build=True)
 _TIME = "RFC 3339, UTC, milliseconds"
 
 OUTCOME = JsonEnum(
