@@ -1,0 +1,26 @@
+"""The bench's closed loop (bench/harness/stats.py) on calls of its own, no server."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bench.harness.stats import closed_loop
+
+
+async def test_first_calls_longer_than_warmup_and_window_leave_the_rest_counted() -> None:
+    """Each worker's first call outlasts the warmup and the whole window (a connection
+    opened, a crowded machine): the warmup waits for it, so the window still counts the
+    calls that follow."""
+    first = set()
+
+    async def call(worker: int) -> None:
+        if worker not in first:
+            first.add(worker)
+            await asyncio.sleep(0.5)
+        else:
+            await asyncio.sleep(0.001)
+
+    measured = await closed_loop(call, concurrency=2, duration=0.2, warmup=0.05)
+    assert measured.errors == 0
+    assert measured.calls > 10
+    assert max(measured.latencies) < 0.5  # the slow first calls were the warmup's
