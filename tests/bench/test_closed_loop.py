@@ -11,7 +11,7 @@ async def test_first_calls_longer_than_warmup_and_window_leave_the_rest_counted(
     """Each worker's first call outlasts the warmup and the whole window (a connection
     opened, a crowded machine): the warmup waits for it, so the window still counts the
     calls that follow."""
-    first = set()
+    first: set[int] = set()
 
     async def call(worker: int) -> None:
         if worker not in first:
