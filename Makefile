@@ -33,7 +33,7 @@ HAVE_NPM := $(shell command -v npm 2>/dev/null)
 # The contract that `buf breaking` holds proto/ to: the protos of the last release.
 PROTO_BASELINE := proto/baseline.image.json
 
-.PHONY: help run test test-reference compiled check lint typecheck imports protos protos-check protos-lint protos-baseline node \
+.PHONY: help run test test-ready system-packages test-reference compiled check lint typecheck imports protos protos-check protos-lint protos-baseline node \
 	go-toolchain bench clean browser prometheus redis schemathesis mutation
 .DEFAULT_GOAL := help
 
@@ -70,7 +70,11 @@ $(COMPILED): $(STAMP) $(SOLVER)/native.py $(addprefix $(SOLVER)/,model.py safe_m
 	-$(BIN)/python -c 'import sys; from patience.solver.native import build; sys.exit(build())'
 
 # Everything CI checks: generated code up to date, lint, format, types, then the tests.
-test: check browser prometheus redis compiled  ## what CI runs: check, the whole suite, then the services' tests without speed paths
+# What the tests need is made two jobs at a time: the system packages install while pip
+# fills .venv, and the solver compiles while mypy checks (each job's output is printed
+# whole when it ends).
+test:  ## what CI runs: check, the whole suite, then the services' tests without speed paths
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-ready
 	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_TIMES) \
 		$(PYTEST_ARGS) \
 		|| status=$$?; \
@@ -89,6 +93,15 @@ test-reference: $(STAMP)  ## the engine and gateway tests with the speed paths o
 		-k "not cluster and not failover" $(PYTEST_ARGS)
 
 check: protos-check protos-lint lint typecheck imports  ## generated code, buf lint, ruff, mypy, import rules
+
+test-ready: check compiled system-packages
+
+# The packages the browser, observability and cluster tests run, one after another:
+# apt-get holds a lock while it installs.
+system-packages:
+	@$(MAKE) --no-print-directory browser
+	@$(MAKE) --no-print-directory prometheus
+	@$(MAKE) --no-print-directory redis
 
 lint: $(STAMP)  ## ruff check and ruff format --check
 # The browser tests (tests/web) drive Debian's Chromium through Playwright, which cannot
