@@ -1,11 +1,16 @@
-"""Migrations of several databases at once in one process (the tests run many apps in
-one process; a gateway process runs one app): each database reaches the newest revision.
+"""The schema's upgrades: migrations of several databases at once in one process (the
+tests run many apps in one process; a gateway process runs one app) each reach the
+newest revision; a gateway finds a database already there without Alembic, and migrates
+one that is not.
 
 Alembic keeps the running migration's context in module globals, so two runs at once in
 one process would take it from each other mid-run (storage/schema.py)."""
 
 from __future__ import annotations
 
+import asyncio
+import subprocess
+import sys
 import threading
 
 import psycopg
@@ -19,6 +24,50 @@ def revision_of(url: str) -> str | None:
     with psycopg.connect(url) as connection:
         row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
     return None if row is None else str(row[0])
+
+
+def newest_in_migrations(url: str) -> str | None:
+    return ScriptDirectory.from_config(schema.alembic_config(url)).get_current_head()
+
+
+def test_the_newest_revision_named_is_the_newest_migration(database_url: str) -> None:
+    assert newest_in_migrations(database_url) == schema.NEWEST_REVISION
+
+
+# A gateway process's first use of its database, as `patience serve` starts it: what it
+# imported by the end, and the revision it left the database at.
+FIRST_USE = """
+import asyncio, sys
+import patience_gateway.app
+from patience_gateway.storage.schema import SchemaReady
+asyncio.run(SchemaReady(sys.argv[1])())
+print(sorted({name.partition(".")[0] for name in sys.modules} & {"alembic", "sqlalchemy"}))
+"""
+
+
+def first_use(url: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_USE, url], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_a_gateway_migrates_a_new_database_and_finds_a_migrated_one_without_alembic(
+    database_url: str,
+) -> None:
+    url = new_database(database_url)
+    assert first_use(url) == "['alembic', 'sqlalchemy']"
+    assert revision_of(url) == schema.NEWEST_REVISION
+    assert first_use(url) == "[]"
+    assert revision_of(url) == schema.NEWEST_REVISION
+
+
+def test_a_database_behind_the_newest_revision_is_brought_up_to_it(database_url: str) -> None:
+    url = new_database(database_url)
+    schema.upgrade(url, "0001")
+    asyncio.run(schema.SchemaReady(url)())
+    assert revision_of(url) == schema.NEWEST_REVISION
 
 
 def test_databases_migrated_at_once_in_one_process_each_reach_the_newest_revision(
@@ -41,5 +90,5 @@ def test_databases_migrated_at_once_in_one_process_each_reach_the_newest_revisio
     for thread in threads:
         thread.join(timeout=120)
     assert not failures, failures
-    head = ScriptDirectory.from_config(schema.alembic_config(urls[0])).get_current_head()
+    head = newest_in_migrations(urls[0])
     assert [revision_of(url) for url in urls] == [head] * len(urls)

@@ -1,10 +1,15 @@
 """The PostgreSQL schema, brought to its newest revision by Alembic (the migrations are
 in `migrations/versions`, one file a revision).
 
-The gateway upgrades the schema itself before it first uses the database (`upgrade`,
-run by `records.outbox` and the player routes' first use); the migrations hold a
+The gateway upgrades the schema itself before it first uses the database (`SchemaReady`,
+awaited by `records.outbox` and the player routes' first use); the migrations hold a
 PostgreSQL advisory lock, so gateway processes that start together migrate once. A
-new revision: `alembic revision` (or a file written like 0001), then `make test`.
+new revision: `alembic revision` (or a file written like 0001), NEWEST_REVISION set to
+it, then `make test`.
+
+A database already at NEWEST_REVISION is told by one query, without Alembic: Alembic and
+SQLAlchemy are imported only to migrate, since their import is a third of a gateway
+process's start (bench/README.md, "Starting a gateway").
 """
 
 from __future__ import annotations
@@ -13,19 +18,32 @@ import asyncio
 import logging
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy.exc import OperationalError
+import psycopg
+from psycopg import sql
 
 from patience_gateway.storage.database import DatabaseUnavailable
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = logging.getLogger("patience_gateway")
 
 MIGRATIONS = Path(__file__).with_name("migrations")
+# The revision of the newest file in migrations/versions (tests/gateway/test_schema_upgrades.py
+# holds the two to each other).
+NEWEST_REVISION = "0004"
+# Where Alembic keeps the revision a database is at.
+VERSION_TABLE = "alembic_version"
+# How long the revision's query waits for a PostgreSQL that does not answer.
+CONNECT_SECONDS = 5
 
 
 def alembic_config(url: str) -> Config:
+    # Imported here, not above: see the module's docstring.
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     # SQLAlchemy names psycopg 3 `postgresql+psycopg`; the gateway's URL is libpq's
@@ -42,14 +60,42 @@ _ONE_RUN_AT_A_TIME = threading.Lock()
 def upgrade(url: str, revision: str = "head") -> None:
     """Brings the database at `url` up to `revision`, the newest by default (blocking:
     run it in a thread from async code)."""
+    from alembic import command  # imported here: see the module's docstring
+
     with _ONE_RUN_AT_A_TIME:
         command.upgrade(alembic_config(url), revision)
 
 
 def downgrade(url: str, revision: str) -> None:
     """Takes the database at `url` down to `revision` (blocking, as `upgrade`)."""
+    from alembic import command  # imported here: see the module's docstring
+
     with _ONE_RUN_AT_A_TIME:
         command.downgrade(alembic_config(url), revision)
+
+
+async def revision_of(url: str) -> str | None:
+    """The revision the database at `url` is at; None before its first migration."""
+    async with await psycopg.AsyncConnection.connect(
+        url, autocommit=True, connect_timeout=CONNECT_SECONDS
+    ) as connection:
+        try:
+            cursor = await connection.execute(
+                sql.SQL("SELECT version_num FROM {}").format(sql.Identifier(VERSION_TABLE))
+            )
+        except psycopg.errors.UndefinedTable:
+            return None
+        row = await cursor.fetchone()
+    return None if row is None else str(row[0])
+
+
+def _upgrade_to_newest(url: str) -> None:
+    from sqlalchemy.exc import OperationalError  # imported here: see the module's docstring
+
+    try:
+        upgrade(url)
+    except OperationalError as error:
+        raise DatabaseUnavailable(str(error.orig)) from None
 
 
 class SchemaReady:
@@ -67,8 +113,10 @@ class SchemaReady:
         async with self._lock:
             if not self._done:
                 try:
-                    await asyncio.to_thread(upgrade, self.url)
-                except OperationalError as error:
-                    raise DatabaseUnavailable(str(error.orig)) from None
+                    at = await revision_of(self.url)
+                except psycopg.OperationalError as error:
+                    raise DatabaseUnavailable(str(error)) from None
+                if at != NEWEST_REVISION:
+                    await asyncio.to_thread(_upgrade_to_newest, self.url)
                 log.info("the PostgreSQL schema is at its newest revision")
                 self._done = True
