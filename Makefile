@@ -94,11 +94,11 @@ test-reference: $(STAMP)  ## the engine and gateway tests with the speed paths o
 
 check: protos-check protos-lint lint typecheck imports  ## generated code, buf lint, ruff, mypy, import rules
 
-test-ready: check compiled system-packages
+test-ready: check compiled system-packages  ## what the tests need: check, the compiled solver, the system packages
 
 # The packages the browser, observability and cluster tests run, one after another:
 # apt-get holds a lock while it installs.
-system-packages:
+system-packages:  ## browser, prometheus and redis, one after another
 	@$(MAKE) --no-print-directory browser
 	@$(MAKE) --no-print-directory prometheus
 	@$(MAKE) --no-print-directory redis
