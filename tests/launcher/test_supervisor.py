@@ -244,6 +244,52 @@ def test_a_child_that_never_answers_fails_at_its_timeout() -> None:
     assert str(failed.value) == "the postgres did not answer within 0.05 s"
 
 
+def test_children_started_without_waiting_are_waited_for_in_their_order() -> None:
+    engine, gateway = StandIn("engine"), StandIn("gateway")
+    asked: list[str] = []
+
+    def answers(name: str, after: int) -> Callable[[], bool]:
+        calls = 0
+
+        def ready() -> bool:
+            nonlocal calls
+            calls += 1
+            asked.append(name)
+            return calls > after
+
+        return ready
+
+    with watched() as (supervisor, _log):
+        supervisor.add_child(engine, answers("engine", 2), 5.0, 1.0, wait=False)  # type: ignore[arg-type]
+        supervisor.add_child(gateway, answers("gateway", 1), 5.0, 1.0, wait=False)  # type: ignore[arg-type]
+        assert (engine.starts, gateway.starts, asked) == (1, 1, [])  # both started, none asked
+        supervisor.until_ready()
+    assert asked == ["engine"] * 3 + ["gateway"] * 2
+
+
+def test_a_child_started_without_waiting_that_never_answers_is_named_at_its_timeout() -> None:
+    engine, gateway = StandIn("engine"), StandIn("gateway")
+    with watched() as (supervisor, _log):
+        supervisor.add_child(engine, lambda: False, 0.05, 1.0, wait=False)  # type: ignore[arg-type]
+        supervisor.add_child(gateway, lambda: True, 5.0, 1.0, wait=False)  # type: ignore[arg-type]
+        with pytest.raises(ServiceFailed) as failed:
+            supervisor.until_ready()
+    assert str(failed.value) == "the engine did not answer within 0.05 s"
+
+
+def test_a_child_that_dies_while_another_is_waited_for_fails_the_start() -> None:
+    engine, gateway = StandIn("engine"), StandIn("gateway")
+
+    def gateway_ready() -> bool:
+        engine.code = 3  # the engine, started without waiting, dies meanwhile
+        return False
+
+    with watched() as (supervisor, _log):
+        supervisor.add_child(engine, lambda: True, 5.0, 1.0, wait=False)  # type: ignore[arg-type]
+        with pytest.raises(ServiceFailed, match=r"^the engine exited with status 3"):
+            supervisor.add_child(gateway, gateway_ready, 5.0, 1.0)  # type: ignore[arg-type]
+
+
 def test_a_signal_while_a_child_starts_stops_the_start() -> None:
     child = StandIn("gateway")
     with watched() as (supervisor, _log):

@@ -195,7 +195,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             redis_url = start_redis(supervisor, folder, timeout, appendfsync=args.appendfsync)
             redis_note = f"embedded, append-only file {FSYNC_NOTES[args.appendfsync]}"
         check_store_key(redis_url, keys, cluster=settings.redis_cluster)
-        database = start_database(supervisor, os.environ, run_data.path, timeout)
+        # The engine needs nothing of the others: it starts while PostgreSQL and the
+        # gateway do (about a second less before the banner), and each is waited for
+        # at the end, in the order they started.
         engine_metrics = engine_metrics_port(args.host, settings)
         engine = start_engine(
             supervisor,
@@ -206,7 +208,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             keys,
             solver_processes=searches,
             metrics_port=engine_metrics,
+            wait=False,
         )
+        database = start_database(supervisor, os.environ, run_data.path, timeout)
         rest = start_gateway(
             supervisor,
             args.host,
@@ -218,7 +222,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             metrics_folder(settings, stack),
             {**database.env, **token_keys.env},
             origins=settings.cors_origins,
+            wait=False,
         )
+        supervisor.until_ready()
         data_note = "temporary, deleted on exit" if run_data.ephemeral else "kept across runs"
         return [
             "patience is ready:",

@@ -187,12 +187,15 @@ def start_engine(
     keys: KeyChoice,
     solver_processes: int | None = None,
     metrics_port: int | None = None,
+    *,
+    wait: bool = True,
 ) -> str:
     """Starts the engine on host:port with the seal keys chosen by
     `seal_keys.choose`; returns the address a local client dials. (A restarted engine
     keeps this environment, so it keeps its keys.) `solver_processes`: search processes
     per engine process (None: ENGINE_SOLVER_PROCESSES, else the engine's default);
-    `metrics_port`: where it serves its metrics (None: ENGINE_METRICS_PORT, if set)."""
+    `metrics_port`: where it serves its metrics (None: ENGINE_METRICS_PORT, if set);
+    `wait=False`: returns before it answers (`Supervisor.until_ready`)."""
     settings = (
         {} if solver_processes is None else {"ENGINE_SOLVER_PROCESSES": str(solver_processes)}
     )
@@ -207,7 +210,9 @@ def start_engine(
     target = addresses.host_port(addresses.reachable_host(host), port)
     child = ChildProcess("engine", service_argv("patience-engine", "patience_engine"), env)
     supervisor.say(f"starting the engine on {env['ENGINE_LISTEN']} ({plural(workers, 'worker')})")
-    supervisor.add_child(child, lambda: probes.grpc_serving(target), timeout, STOP_TIMEOUT_SECONDS)
+    supervisor.add_child(
+        child, lambda: probes.grpc_serving(target), timeout, STOP_TIMEOUT_SECONDS, wait=wait
+    )
     return target
 
 
@@ -223,6 +228,7 @@ def start_gateway(
     settings: Mapping[str, str] | None = None,
     *,
     origins: Sequence[str] = (),
+    wait: bool = True,
 ) -> str:
     """Starts the gateway on host:port, its metrics files in `metrics_dir`; returns its
     base URL for local clients. `settings`: more variables for it (where its records
@@ -230,7 +236,7 @@ def start_gateway(
     configured CORS origins, after the gateway's own page's. The gateway is given an
     instance id of this start's, and only an answer that carries it counts as the
     gateway's: another server answering on the port (started there meanwhile) is not
-    taken for it."""
+    taken for it. `wait=False`: returns before it answers (`Supervisor.until_ready`)."""
     base = f"http://{addresses.host_port(addresses.reachable_host(host), port)}"
     instance = secrets.token_hex(8)
     env = child_env(
@@ -259,6 +265,7 @@ def start_gateway(
         timeout,
         STOP_TIMEOUT_SECONDS,
         back=lambda: probes.http_ok(f"{base}/livez", instance=instance),
+        wait=wait,
     )
     return base
 

@@ -74,6 +74,7 @@ class Service:
     restart_at: float | None = None  # set while down: when to start it again
     starting_since: float | None = None  # set while restarted and not answering yet
     unanswered: int = 0  # restarts in a row that died or timed out before answering
+    started_at: float = 0.0  # its first start: its startup timeout counts from here
 
     @property
     def name(self) -> str:
@@ -114,19 +115,37 @@ class Supervisor:
         timeout: float,
         stop_timeout: float,
         back: Callable[[], bool] | None = None,
+        *,
+        wait: bool = True,
     ) -> None:
         """Starts `child` and returns once `ready()` is true; raises ServiceFailed if the
         child exits first or `timeout` seconds pass, StopRequested on a signal. After a
-        restart, `back()` (default: `ready()`) tells when it answers again."""
+        restart, `back()` (default: `ready()`) tells when it answers again. `wait=False`:
+        returns at once, and `until_ready` waits for it, so that services that need
+        nothing of each other start side by side."""
         child.start()
-        self.running.append(Service(child, ready, back or ready, timeout, stop_timeout))
-        deadline = time.monotonic() + timeout
-        while not ready():
+        service = Service(child, ready, back or ready, timeout, stop_timeout)
+        service.started_at = time.monotonic()
+        self.running.append(service)
+        if wait:
+            self._until_answers(service)
+
+    def until_ready(self) -> None:
+        """Returns once every service started answers, in the order they were started;
+        raises as `add_child` does."""
+        for service in self.running:
+            self._until_answers(service)
+
+    def _until_answers(self, service: Service) -> None:
+        deadline = service.started_at + service.startup_timeout
+        while not service.ready():
             self.check_running()
             if self.stop_requested.is_set():
                 raise StopRequested
             if time.monotonic() > deadline:
-                raise ServiceFailed(f"the {child.name} did not answer within {timeout:g} s")
+                raise ServiceFailed(
+                    f"the {service.name} did not answer within {service.startup_timeout:g} s"
+                )
             self.stop_requested.wait(POLL_SECONDS)
 
     def check_running(self) -> None:
