@@ -50,3 +50,23 @@ def still_running(proc: Proc) -> bool:
     """True while that very process exists and is not a zombie."""
     now = read_proc(proc.pid)
     return now is not None and now.start_ticks == proc.start_ticks and now.state not in "ZX"
+
+
+def where_waiting(proc: Proc) -> str:
+    """What a live process is doing, for a failure's message: its state, the kernel
+    function each of its threads sleeps in, and its threads' names."""
+    try:
+        threads = sorted(os.listdir(f"/proc/{proc.pid}/task"))
+    except OSError:
+        return f"{proc.pid}: gone"
+    seen = []
+    for tid in threads:
+        try:
+            with open(f"/proc/{proc.pid}/task/{tid}/comm", encoding="utf-8") as comm:
+                name = comm.read().strip()
+            with open(f"/proc/{proc.pid}/task/{tid}/wchan", encoding="utf-8") as wchan:
+                waits = wchan.read().strip() or "-"
+        except OSError:
+            continue
+        seen.append(f"{name}:{waits}")
+    return f"{proc.pid} ({proc.cmdline}, parent {proc.ppid}): " + ", ".join(seen)

@@ -31,7 +31,7 @@ from tests.launcher.launcher_run import (
     named,
     serve_args,
 )
-from tests.launcher.processes import descendants, still_running
+from tests.launcher.processes import descendants, still_running, where_waiting
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
 
@@ -212,7 +212,8 @@ def test_when_the_launcher_is_killed_outright_its_services_stop_too(
         deadline = time.monotonic() + 60
         while serve.leftovers() and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert serve.leftovers() == []
+        left = serve.leftovers()
+        assert left == [], "\n".join([*map(where_waiting, left), serve.output()])
         assert data.is_dir(), "a launcher killed outright cannot remove its temporary folder"
         # what the next `patience serve --ephemeral` does first
         assert sweep_abandoned(EPHEMERAL_PREFIX, own_tmp) == [data]
