@@ -26,6 +26,8 @@ PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 # shows by name in CI's log.
 PYTEST_TIMES := --durations=15
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Jobs side by side print their output whole, where make can (GNU make 4; macOS has 3.81).
+OUTPUT_SYNC := $(if $(filter 4.% 5.%,$(MAKE_VERSION)),--output-sync=target)
 # The Node tools (buf, the examples' clients) from package-lock.json, in node_modules/.
 NODE_BIN := node_modules/.bin
 NODE_STAMP := node_modules/.installed
@@ -74,7 +76,7 @@ $(COMPILED): $(STAMP) $(SOLVER)/native.py $(addprefix $(SOLVER)/,model.py safe_m
 # fills .venv, and the solver compiles while mypy checks (each job's output is printed
 # whole when it ends).
 test:  ## what CI runs: check, the whole suite, then the services' tests without speed paths
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-ready
+	@$(MAKE) --no-print-directory -j2 $(OUTPUT_SYNC) test-ready
 	@status=0; $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup $(PYTEST_TIMES) \
 		$(PYTEST_ARGS) \
 		|| status=$$?; \
