@@ -22,6 +22,7 @@ from tests.conftest import new_database
 
 
 def revision_of(url: str) -> str | None:
+    """Read here, not through `schema.revision_of`: the tests' own reading of the table."""
     with psycopg.connect(url) as connection:
         row = connection.execute("SELECT version_num FROM alembic_version").fetchone()
     return None if row is None else str(row[0])

@@ -69,4 +69,4 @@ def where_waiting(proc: Proc) -> str:
         except OSError:
             continue
         seen.append(f"{name}:{waits}")
-    return f"{proc.pid} ({proc.cmdline}, parent {proc.ppid}): " + ", ".join(seen)
+    return f"{proc.pid} ({proc.cmdline}, parent {proc.ppid}, {proc.state}): " + ", ".join(seen)

@@ -277,6 +277,23 @@ def test_a_child_started_without_waiting_that_never_answers_is_named_at_its_time
     assert str(failed.value) == "the engine did not answer within 0.05 s"
 
 
+def test_a_childs_startup_timeout_counts_from_its_start_not_from_the_wait() -> None:
+    engine = StandIn("engine")
+    began = time.monotonic()
+    with watched() as (supervisor, _log):
+        # answers 0.4 s after its start; allowed 0.2 s
+        supervisor.add_child(
+            engine,  # type: ignore[arg-type]
+            lambda: time.monotonic() - began > 0.4,
+            0.2,
+            1.0,
+            wait=False,
+        )
+        time.sleep(0.3)  # the other services starting meanwhile
+        with pytest.raises(ServiceFailed, match=r"^the engine did not answer within 0\.2 s$"):
+            supervisor.until_ready()
+
+
 def test_a_child_that_dies_while_another_is_waited_for_fails_the_start() -> None:
     engine, gateway = StandIn("engine"), StandIn("gateway")
 

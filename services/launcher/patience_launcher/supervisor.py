@@ -124,8 +124,9 @@ class Supervisor:
         returns at once, and `until_ready` waits for it, so that services that need
         nothing of each other start side by side."""
         child.start()
-        service = Service(child, ready, back or ready, timeout, stop_timeout)
-        service.started_at = time.monotonic()
+        service = Service(
+            child, ready, back or ready, timeout, stop_timeout, started_at=time.monotonic()
+        )
         self.running.append(service)
         if wait:
             self._until_answers(service)
