@@ -19,8 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from patience_gateway.http.bodies import MAX_JSON_DEPTH, JsonBodies
-from patience_gateway.http.limits import BodySizeLimit, BodyTimedOut, BodyTooLarge
+from patience_gateway.http.bodies import (
+    MAX_JSON_DEPTH,
+    BodySizeLimit,
+    BodyTimedOut,
+    BodyTooLarge,
+    JsonBodies,
+)
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 

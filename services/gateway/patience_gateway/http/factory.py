@@ -17,10 +17,9 @@ from starlette.middleware import Middleware
 
 from patience_gateway.http import openapi
 from patience_gateway.http.access import AccessLog, write_access_lines
-from patience_gateway.http.bodies import JsonBodies
+from patience_gateway.http.bodies import BodySizeLimit, JsonBodies
 from patience_gateway.http.cors import cors_middleware
 from patience_gateway.http.errors import install_error_handlers
-from patience_gateway.http.limits import BodySizeLimit
 from patience_gateway.http.metrics import Metrics, MetricsMiddleware
 from patience_gateway.http.pages import DOCS_HEADERS, DOCS_PAGES, PLAY_PATH, WithHeaders, web_client
 from patience_gateway.http.routes import (

@@ -9,7 +9,7 @@ holds. Slow or huge requests are refused in Rust, before Python sees them, so th
 cost the event loop nothing. Its main process supervises the workers: one that dies
 is started again (and the server exits if they keep dying), and SIGINT/SIGTERM stops
 them gracefully. The one limit it has no setting for, the time to receive a body, is
-enforced by the app (`patience_gateway.http.limits`).
+enforced by the app (`patience_gateway.http.bodies`).
 
 Each worker builds its own app (`create_app`, a factory), with its own Redis pool and
 engine channels.
