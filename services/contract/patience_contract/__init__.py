@@ -5,8 +5,8 @@ every service does alike.
   from proto/solitaire/v1 (scripts/gen_protos.py; never edited by hand);
 - `errors`: the engine's error reasons (docs/errors.md), how they travel as a
   google.rpc.Status and how a client reads them back;
-- `engine_calls`: each RPC's request and what its caller is given of the reply;
-- `client`: EngineClient (async) and SyncEngineClient (blocking), made of those calls;
+- `client`: each RPC once (its request, and what its caller is given of the reply), and
+  EngineClient (async) and SyncEngineClient (blocking), made of those calls;
 - `settings` (with `environment`, its pydantic-settings side): how every service reads
   its environment variables, and the variables two services read;
 - `key_files`: the key files the launcher writes and the services read;
