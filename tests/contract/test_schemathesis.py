@@ -39,6 +39,15 @@ SERVED_ENV = {
 }
 
 
+def _daily_ready(base: str) -> bool:
+    """Whether GET /v1/daily says today's deal is ready; a busy machine may take longer
+    than httpx's default 5 s to answer while the deal is searched, which is no answer."""
+    try:
+        return '"ready":true' in httpx.get(f"{base}/v1/daily", timeout=30).text
+    except httpx.TimeoutException:
+        return False
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`patience serve` on free ports; its base URL once today's deal is ready."""
@@ -49,7 +58,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         run.wait_ready()
         base = run.banner_value("REST API").removesuffix("/v1")
         deadline = time.monotonic() + 120
-        while '"ready":true' not in httpx.get(f"{base}/v1/daily").text:
+        while not _daily_ready(base):
             assert time.monotonic() < deadline, "today's deal was not ready\n" + run.output()
             time.sleep(0.2)
         yield base
