@@ -81,10 +81,9 @@ class FailoverResult:
     rejoined_after: float  # seconds from the kill until the killed node was a replica again
     seconds: float
 
-    def answers(self, affected: bool | None = None) -> list[Answer]:
-        return [
-            a for g in self.games if affected is None or g.affected == affected for a in g.answers
-        ]
+    @property
+    def answers(self) -> list[Answer]:
+        return [a for g in self.games for a in g.answers]
 
     @property
     def acknowledged(self) -> int:
@@ -102,25 +101,17 @@ class FailoverResult:
 
     @property
     def unavailable(self) -> list[Answer]:
-        return [a for a in self.answers() if a.status == 503]
+        return [a for a in self.answers if a.status == 503]
 
     @property
     def others(self) -> list[Answer]:
         """Anything but 200 and 503 storage-unavailable with Retry-After: none expected."""
         return [
             a
-            for a in self.answers()
+            for a in self.answers
             if a.status != 200
             and not (a.status == 503 and a.code == "storage-unavailable" and a.retry_after)
         ]
-
-    def others_by_kind(self) -> dict[str, int]:
-        """The unexpected answers counted by status and problem code."""
-        kinds: dict[str, int] = {}
-        for answer in self.others:
-            kind = f"{answer.status} {answer.code}".strip()
-            kinds[kind] = kinds.get(kind, 0) + 1
-        return kinds
 
     @property
     def longest_wait(self) -> float:
@@ -163,13 +154,13 @@ class FailoverDrill:
 
     async def run(self) -> FailoverResult:
         games = [await self._create() for _ in range(self.games_wanted)]
-        primaries = [self.cluster.primary_of(_meta(game.id)) for game in games]
+        primaries = [self.cluster.primary_of(game_keys(game.id).meta) for game in games]
         victim = primaries[0]
         # Game ids are random: all of them may lie on the victim (1 in 243 for 6 games
         # on 3 primaries), and the drill would show nothing of the games it spares.
         while len(games) < 4 * self.games_wanted and all(p is victim for p in primaries):
             games.append(await self._create())
-            primaries.append(self.cluster.primary_of(_meta(games[-1].id)))
+            primaries.append(self.cluster.primary_of(game_keys(games[-1].id).meta))
         for game, primary in zip(games, primaries, strict=True):
             game.affected = primary is victim
         replica = self.cluster.replica_of(victim)
@@ -284,7 +275,3 @@ class FailoverDrill:
     def _restore(self, victim: EmbeddedRedis) -> None:
         self.cluster.restart(victim)
         self.cluster.wait_healthy()
-
-
-def _meta(game_id: str) -> bytes:
-    return game_keys(game_id).meta

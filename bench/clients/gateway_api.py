@@ -32,7 +32,7 @@ class GameRef:
 
     @property
     def auth_if_match(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.token}", "If-Match": self.etag}
+        return {**self.auth, "If-Match": self.etag}
 
 
 def etag_of(response: Response) -> str:
@@ -66,25 +66,21 @@ async def create_game(
     deal: int | None = None,
     attempts: int = 20,
     access_token: str | None = None,
-) -> tuple[GameRef, dict[str, Any]]:
+) -> GameRef:
     """A new game (with `access_token`, a player's game, which that token opens); a 503
     (the store or engine busy for a moment, as on a loaded machine) is retried after
     its Retry-After, as a client would, `attempts` times."""
     headers = {} if access_token is None else {"Authorization": f"Bearer {access_token}"}
-    for _ in range(attempts - 1):
-        response = await conn.request(
-            "POST", GAMES, body=new_game_body(variant, deal), headers=headers, expect=(201, 503)
-        )
+    body = new_game_body(variant, deal)
+    for attempt in range(1, attempts + 1):
+        expect = (201,) if attempt == attempts else (201, 503)
+        response = await conn.request("POST", GAMES, body=body, headers=headers, expect=expect)
         if response.status == 201:
             break
         await asyncio.sleep(float(response.headers.get("retry-after", "1")))
-    else:
-        response = await conn.request(
-            "POST", GAMES, body=new_game_body(variant, deal), headers=headers, expect=(201,)
-        )
-    data: dict[str, Any] = response.json()
+    data = response.json()
     token = access_token if access_token is not None else str(data["token"])
-    return GameRef(str(data["id"]), token, etag_of(response)), data
+    return GameRef(str(data["id"]), token, etag_of(response))
 
 
 async def create_player(conn: Connection) -> str:
@@ -94,34 +90,14 @@ async def create_player(conn: Connection) -> str:
     return token
 
 
-async def move(conn: Connection, game: GameRef, notation: str) -> dict[str, Any]:
-    """Play one move with If-Match; the game's ETag follows."""
+async def change(conn: Connection, game: GameRef, step: str, body: Any = None) -> None:
+    """A change of the game with If-Match: `moves` (a move in `body`), `undo` or `redo`;
+    the game's ETag follows."""
     response = await conn.request(
-        "POST",
-        f"{GAMES}/{game.id}/moves",
-        body={"move": notation},
-        headers=game.auth_if_match,
-        expect=(200,),
+        "POST", f"{GAMES}/{game.id}/{step}", body=body, headers=game.auth_if_match, expect=(200,)
     )
     game.etag = etag_of(response)
-    data: dict[str, Any] = response.json()
-    return data
 
 
-async def undo(conn: Connection, game: GameRef) -> dict[str, Any]:
-    """Take back the last move with If-Match; the game's ETag follows."""
-    return await _history_step(conn, game, "undo")
-
-
-async def redo(conn: Connection, game: GameRef) -> dict[str, Any]:
-    """Play the last undone move again with If-Match; the game's ETag follows."""
-    return await _history_step(conn, game, "redo")
-
-
-async def _history_step(conn: Connection, game: GameRef, step: str) -> dict[str, Any]:
-    response = await conn.request(
-        "POST", f"{GAMES}/{game.id}/{step}", headers=game.auth_if_match, expect=(200,)
-    )
-    game.etag = etag_of(response)
-    data: dict[str, Any] = response.json()
-    return data
+async def move(conn: Connection, game: GameRef, notation: str) -> None:
+    await change(conn, game, "moves", {"move": notation})

@@ -67,7 +67,7 @@ class Players:
         return [await self._new_game(conn, player) for _ in range(self.games_per_client)]
 
     async def _new_game(self, conn: Connection, access_token: str | None) -> PlayedGame:
-        ref, _ = await gateway_api.create_game(
+        ref = await gateway_api.create_game(
             conn, self.plan.variant, deal=self.plan.deal, access_token=access_token
         )
         for notation in self.plan.prefix:
@@ -90,7 +90,8 @@ class Players:
         game.step ^= 1
 
     async def bare_move(self, client: int) -> None:
-        key = f"{client}-{self.turn[client] % self.games_per_client}"
+        # a key per game (one per client where the clients have no games)
+        key = f"{client}-{self.turn[client] % max(self.games_per_client, 1)}"
         self.turn[client] += 1
         response = await self.bare_conns[client].request(
             "POST",

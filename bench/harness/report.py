@@ -142,7 +142,36 @@ def cpu_by_process(m: Measurement) -> str:
 
 
 @dataclass
-class Section:
+class Figures:
+    """Named figures, written as JSON beside the tables (NaN and None are left out)."""
+
+    figures: dict[str, float] = field(default_factory=dict)
+
+    def figure(self, name: str, value: float | None) -> None:
+        if value is not None and not math.isnan(value):
+            self.figures[name] = float(value)
+
+    def record(self, prefix: str, **figures: float | None) -> None:
+        """Figures named `prefix`.<name>."""
+        for name, value in figures.items():
+            self.figure(f"{prefix}.{name}", value)
+
+    def measurement(self, prefix: str, m: Measurement) -> None:
+        """A closed-loop measurement's figures under `prefix`: rate, p50/p90/p95/p99 in
+        ms, server and client CPU µs per call, and the server's split by process
+        (cpu_us.<process>)."""
+        self.record(prefix, rate=m.rate, server_cpu_us=m.server_cpu_us_per_call)
+        self.record(prefix, client_cpu_us=m.client_cpu_us_per_call)
+        for percent in (50, 90, 95, 99):
+            self.figure(f"{prefix}.p{percent}_ms", m.latency_ms(percent / 100))
+        for process in m.server_cpu_by_name:
+            self.figure(f"{prefix}.cpu_us.{process}", m.server_cpu_us_per_call_of(process))
+
+
+@dataclass(kw_only=True)
+class Section(Figures):
+    """A section of the report: notes and tables; its figures are the report's."""
+
     title: str
     blocks: list[str | Table] = field(default_factory=list)
 
@@ -166,38 +195,16 @@ class Section:
         return "\n\n".join(parts)
 
 
-@dataclass
-class Report:
+@dataclass(kw_only=True)
+class Report(Figures):
     title: str = "patience-engine: measured speed"
     preamble: list[str] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
-    figures: dict[str, float] = field(default_factory=dict)
 
     def section(self, title: str) -> Section:
-        section = Section(title)
+        section = Section(title=title, figures=self.figures)
         self.sections.append(section)
         return section
-
-    def figure(self, name: str, value: float | None) -> None:
-        """Record a named figure (NaN and None are left out)."""
-        if value is not None and not math.isnan(value):
-            self.figures[name] = float(value)
-
-    def record(self, prefix: str, **figures: float | None) -> None:
-        """Figures named `prefix`.<name>."""
-        for name, value in figures.items():
-            self.figure(f"{prefix}.{name}", value)
-
-    def measurement(self, prefix: str, m: Measurement) -> None:
-        """A closed-loop measurement's figures under `prefix`: rate, p50/p90/p95/p99 in
-        ms, server and client CPU µs per call, and the server's split by process
-        (cpu_us.<process>)."""
-        self.record(prefix, rate=m.rate, server_cpu_us=m.server_cpu_us_per_call)
-        self.record(prefix, client_cpu_us=m.client_cpu_us_per_call)
-        for percent in (50, 90, 95, 99):
-            self.figure(f"{prefix}.p{percent}_ms", m.latency_ms(percent / 100))
-        for process in m.server_cpu_by_name:
-            self.figure(f"{prefix}.cpu_us.{process}", m.server_cpu_us_per_call_of(process))
 
     def markdown(self) -> str:
         parts = [f"# {self.title}", *self.preamble, *(s.markdown() for s in self.sections)]

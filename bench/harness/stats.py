@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bench.harness.meters import CpuMeter
+from bench.harness.settings import Settings
 
 
 def percentile(sorted_values: Sequence[float], fraction: float) -> float:
@@ -23,6 +24,11 @@ def percentile(sorted_values: Sequence[float], fraction: float) -> float:
         return math.nan
     rank = max(1, math.ceil(fraction * len(sorted_values)))
     return sorted_values[rank - 1]
+
+
+def percentile_ms(seconds: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile of times in seconds, in ms."""
+    return percentile(sorted(seconds), fraction) * 1000.0
 
 
 def ratio(top: float | None, bottom: float | None) -> float | None:
@@ -49,11 +55,10 @@ class Measurement:
 
     @property
     def rate(self) -> float:
-        """Successful calls per second."""
         return self.calls / self.seconds if self.seconds > 0 else 0.0
 
     def latency_ms(self, fraction: float) -> float:
-        return percentile(sorted(self.latencies), fraction) * 1000.0
+        return percentile_ms(self.latencies, fraction)
 
     @property
     def p50_ms(self) -> float:
@@ -195,14 +200,26 @@ async def closed_loop(
     )
 
 
+# a call of a closed loop, and the processes whose CPU it costs (None: none measured)
+Loop = tuple[Call, CpuMeter | None]
+
+
+async def run_loop(loop: Loop, clients: int, seconds: float, warmup: float) -> Measurement:
+    call, cpu = loop
+    return await closed_loop(call, concurrency=clients, duration=seconds, warmup=warmup, cpu=cpu)
+
+
 async def alternate(
-    runs: dict[str, Callable[[], Awaitable[Measurement]]], rounds: int
+    loops: Mapping[str, Loop], clients: int, settings: Settings, warmup: float | None = None
 ) -> dict[str, Measurement]:
-    """Run each named measurement `rounds` times, interleaved (A B A B ...), and merge
-    each one's rounds, so that a slow spell on a shared machine hits every contender."""
+    """Each named loop for `settings.seconds` in all, in `settings.rounds` rounds taking
+    turns (A B A B ...), each one's rounds merged, so that a slow spell on a shared
+    machine hits every contender."""
+    seconds = settings.seconds / settings.rounds
+    warmup = settings.warmup if warmup is None else warmup
     merged: dict[str, Measurement] = {}
-    for _ in range(rounds):
-        for name, run in runs.items():
-            result = await run()
+    for _ in range(settings.rounds):
+        for name, loop in loops.items():
+            result = await run_loop(loop, clients, seconds, warmup)
             merged[name] = merged[name].merged(result) if name in merged else result
     return merged

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 
 import httpx
@@ -34,7 +34,7 @@ from bench.harness.identity_issuer import AUDIENCE, LoopbackIssuer, SigningKey
 from bench.harness.report import Column, Report
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import percentile
+from bench.harness.stats import percentile_ms
 
 WAYS = {
     "link": "link code (`POST /v1/sessions/link`)",
@@ -50,13 +50,6 @@ class Timed:
     seconds: list[float] = field(default_factory=list)
     cpu_seconds: float = 0.0
     refused: int = 0
-
-    def p(self, fraction: float) -> float:
-        return percentile(sorted(self.seconds), fraction) * 1000
-
-    @property
-    def cpu_ms(self) -> float:
-        return self.cpu_seconds * 1000 / max(len(self.seconds), 1)
 
 
 class SignIns:
@@ -80,12 +73,12 @@ class SignIns:
             self.transport = httpx.ASGITransport(app=app, client=("10.0.0.1", 1000))
             async with httpx.AsyncClient(transport=self.transport, base_url="http://bench") as http:
                 self.http = http
-                sends = await self.prepare(app.state.services.redis)
+                bodies = await self.prepare(app.state.services.redis)
                 fetched = self.issuer.fetches
                 timed = {way: Timed() for way in WAYS}
                 for index in range(self.count):  # the ways taking turns
-                    for way, send in sends.items():
-                        await self.time(timed[way], send(index))
+                    for way, body in bodies.items():
+                        await self.time(timed[way], way, body[index])
                 return timed, self.issuer.fetches - fetched
 
     def next_client(self) -> None:
@@ -93,11 +86,14 @@ class SignIns:
         self.transport.client = (f"10.{self.address >> 16 & 255}.{self.address >> 8 & 255}."
                                  f"{self.address & 255}", 1000)  # fmt: skip
 
-    async def prepare(
-        self, redis: Redis | RedisCluster
-    ) -> dict[str, Callable[[int], Awaitable[httpx.Response]]]:
-        """A player with an identity of each key's, the codes and tokens of every
-        sign-in; warm-up sign-ins of each way (the key set fetched then)."""
+    def sign_in(self, way: str, body: dict[str, str]) -> Awaitable[httpx.Response]:
+        path = "/v1/sessions/link" if way == "link" else "/v1/sessions/identity"
+        return self.http.post(path, json=body)
+
+    async def prepare(self, redis: Redis | RedisCluster) -> dict[str, list[dict[str, str]]]:
+        """A player with an identity of each key's; the bodies of every sign-in each way
+        (a link code, an ID token); warm-up sign-ins of each way (the key set fetched
+        then)."""
         self.next_client()
         made = await self.http.post("/v1/players", json={})
         made.raise_for_status()
@@ -114,37 +110,23 @@ class SignIns:
         )
         linked.raise_for_status()
         links = LinkCodes(redis)
-        codes = []
+        bodies: dict[str, list[dict[str, str]]] = {"link": []}
         for _ in range(self.count + 1):
             code = new_code()
             await links.keep(code, player["player"]["id"])
-            codes.append(shown_code(code))
-        tokens = {
-            way: [self.issuer.token(subject, key=key) for _ in range(self.count + 1)]
-            for way, key in keys.items()
-        }
-
-        def link(index: int) -> Awaitable[httpx.Response]:
-            return self.http.post("/v1/sessions/link", json={"code": codes[index]})
-
-        def identity(way: str) -> Callable[[int], Awaitable[httpx.Response]]:
-            def send(index: int) -> Awaitable[httpx.Response]:
-                return self.http.post(
-                    "/v1/sessions/identity", json={"id_token": tokens[way][index]}
-                )
-
-            return send
-
-        sends = {"link": link, **{way: identity(way) for way in keys}}
-        for send in sends.values():  # warm-up: the last code and tokens
+            bodies["link"].append({"code": shown_code(code)})
+        for way, key in keys.items():
+            tokens = (self.issuer.token(subject, key=key) for _ in range(self.count + 1))
+            bodies[way] = [{"id_token": token} for token in tokens]
+        for way, body in bodies.items():  # warm-up: the last code and tokens
             self.next_client()
-            (await send(self.count)).raise_for_status()
-        return sends
+            (await self.sign_in(way, body[self.count])).raise_for_status()
+        return bodies
 
-    async def time(self, timed: Timed, sending: Awaitable[httpx.Response]) -> None:
+    async def time(self, timed: Timed, way: str, body: dict[str, str]) -> None:
         self.next_client()
         cpu, start = time.process_time(), time.perf_counter()
-        answer = await sending
+        answer = await self.sign_in(way, body)
         timed.seconds.append(time.perf_counter() - start)
         timed.cpu_seconds += time.process_time() - cpu
         if answer.status_code != 201:
@@ -174,12 +156,9 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     )  # fmt: skip
     for way, words in WAYS.items():
         result = timed[way]
-        table.add(
-            words, len(result.seconds), result.refused, result.p(0.50), result.p(0.95),
-            result.p(0.99), result.cpu_ms,
-        )  # fmt: skip
-        report.record(
-            f"accounts.{way}", p50_ms=result.p(0.50), p95_ms=result.p(0.95),
-            p99_ms=result.p(0.99), cpu_ms=result.cpu_ms, refused=float(result.refused),
-        )  # fmt: skip
-    report.figure("accounts.jwks_fetches", float(fetches))
+        p50, p95, p99 = (percentile_ms(result.seconds, f) for f in (0.50, 0.95, 0.99))
+        cpu_ms = result.cpu_seconds * 1000 / max(len(result.seconds), 1)
+        table.add(words, len(result.seconds), result.refused, p50, p95, p99, cpu_ms)
+        figures = {"p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "cpu_ms": cpu_ms}
+        section.record(f"accounts.{way}", **figures, refused=float(result.refused))
+    section.figure("accounts.jwks_fetches", float(fetches))

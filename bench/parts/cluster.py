@@ -9,9 +9,8 @@ each, cluster-node-timeout 1 s), the engine and gateways through their entry poi
 from __future__ import annotations
 
 import sys
-from collections.abc import Awaitable, Callable
+from collections import Counter
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import httpx
@@ -20,12 +19,11 @@ from patience_gateway.speed.node_runners import NodeRunner
 from patience_gateway.storage import scripts
 from patience_gateway.storage.clients import open_redis
 from patience_gateway.storage.keys import game_keys, script_keys
-from patience_launcher.redis_cluster import EmbeddedRedisCluster
 from patience_launcher.redis_server import EmbeddedRedis
 from redis.asyncio import Redis
 
 from bench.clients.endless_games import find_endless_game
-from bench.clients.failover_drill import FailoverDrill, FailoverResult
+from bench.clients.failover_drill import Answer, FailoverDrill, FailoverResult
 from bench.clients.gateway_players import Players
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
@@ -39,9 +37,14 @@ from bench.harness.report import (
 from bench.harness.servers import HttpServerProcess
 from bench.harness.settings import Settings
 from bench.harness.stack import CLUSTER_NODE_TIMEOUT_MS, Stack
-from bench.harness.stats import Measurement, alternate, closed_loop
+from bench.harness.stats import Loop, Measurement, alternate
 
 WAIT_TIMEOUT_MS = 1000
+# the failover drill's games, and its seconds before the cut, of the cut, and after it
+DRILL_TIMES: dict[str, dict[str, Any]] = {
+    "full": {"games": 12, "before": 2.0, "lag": 0.5, "after": 2.0},
+    "quick": {"games": 4, "before": 0.3, "lag": 0.2, "after": 0.2},
+}
 
 
 @dataclass
@@ -69,7 +72,6 @@ async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measur
     script = scripts.LOAD_STATE
     # as the store reads the current state: TTL, no idempotency key, the last state, no plan
     args = [b"604800000", b"", b"-1", b""]
-    concurrency = settings.gateway_concurrency
     with EmbeddedRedis() as server:
         node = open_redis(GatewaySettings(redis_url=server.url))
         cluster = open_redis(GatewaySettings(redis_url=cluster_url, redis_cluster=True))
@@ -80,31 +82,17 @@ async def script_calls(settings: Settings, cluster_url: str) -> dict[str, Measur
             cluster_keys = await _stored_game(cluster, "bench")
             for client in (node, cluster):
                 await client.script_load(script.text)
-
-            async def via_own(_: int) -> object:
-                return await own.read(script, keys, args)
-
-            async def via_evalsha(_: int) -> object:
-                return await node.evalsha(script.sha, len(keys), *keys, *args)
-
-            async def via_cluster(_: int) -> object:
-                return await cluster.evalsha(script.sha, len(cluster_keys), *cluster_keys, *args)
-
-            calls: dict[str, Callable[[int], Awaitable[object]]] = {
-                "NodeRunner (own connections)": via_own,
-                "Redis.evalsha (redis-py)": via_evalsha,
-                "RedisCluster.evalsha (redis-py)": via_cluster,
+            calls = {
+                "NodeRunner (own connections)": lambda _: own.read(script, keys, args),
+                "Redis.evalsha (redis-py)": lambda _: node.evalsha(
+                    script.sha, len(keys), *keys, *args
+                ),
+                "RedisCluster.evalsha (redis-py)": lambda _: cluster.evalsha(
+                    script.sha, len(cluster_keys), *cluster_keys, *args
+                ),
             }
-            per_round = settings.seconds / settings.rounds
-            return await alternate(
-                {
-                    name: partial(
-                        closed_loop, call, concurrency=concurrency, duration=per_round, warmup=0.2
-                    )
-                    for name, call in calls.items()
-                },
-                settings.rounds,
-            )
+            loops: dict[str, Loop] = {name: (call, None) for name, call in calls.items()}
+            return await alternate(loops, settings.gateway_concurrency, settings, warmup=0.2)
         finally:
             await own.aclose()
             await node.aclose()
@@ -122,89 +110,70 @@ async def wait_cost(
         for name, gateway in gateways.items()
     }
     clients = settings.gateway_concurrency
-    per_round = settings.seconds / settings.rounds
     try:
         for group in players.values():
             await group.prepare(clients)
-
-        def run(name: str) -> Callable[[], Awaitable[Measurement]]:
-            cpu = CpuMeter({**stack.pids(), "gateway": gateways[name].pid})
-            return lambda: closed_loop(
-                players[name].gateway_move, concurrency=clients, duration=per_round,
-                warmup=settings.warmup, cpu=cpu,
-            )  # fmt: skip
-
-        return await alternate({name: run(name) for name in gateways}, settings.rounds)
+        loops: dict[str, Loop] = {
+            name: (group.gateway_move, CpuMeter({**stack.pids(), "gateway": gateways[name].pid}))
+            for name, group in players.items()
+        }
+        return await alternate(loops, clients, settings)
     finally:
         for group in players.values():
             await group.close()
 
 
-async def drill(
-    gateway: HttpServerProcess, cluster: EmbeddedRedisCluster, quick: bool
-) -> FailoverResult:
-    async with httpx.AsyncClient(base_url=gateway.base_url, timeout=30.0) as http:
-        if quick:
-            return await FailoverDrill(http, cluster, games=4, before=0.3, lag=0.2, after=0.2).run()
-        return await FailoverDrill(http, cluster, games=12, before=2.0, lag=0.5, after=2.0).run()
-
-
-def _gateway_env(wait_replicas: int) -> dict[str, str]:
-    return {
-        "REDIS_WAIT_REPLICAS": str(wait_replicas),
-        "REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS),
-    }
-
-
 def _on_cluster(replicas: int, wait_replicas: int) -> Stack:
     """A cluster of 3 primaries with `replicas` replicas each, an engine, and a gateway
     that waits for `wait_replicas` (REDIS_WAIT_REPLICAS)."""
-    env = _gateway_env(wait_replicas)
-    return Stack(players=False, cluster_replicas=replicas, gateway_env=env)
+    return Stack(players=False, cluster_replicas=replicas, gateway_env=_waits(wait_replicas))
+
+
+def _waits(replicas: int) -> dict[str, str]:
+    return {"REDIS_WAIT_REPLICAS": str(replicas), "REDIS_WAIT_TIMEOUT_MS": str(WAIT_TIMEOUT_MS)}
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
-    quick = settings.mode == "quick"
     drills = [Drill("asynchronous", 0, 1), Drill("WAIT 1 replica", 1, 1)]
-    if not quick:
+    if settings.mode != "quick":
         drills.append(Drill("WAIT 1 replica", 1, 2))
     with _on_cluster(1, 0) as on_cluster:
-        assert on_cluster.gateway is not None and on_cluster.cluster is not None
+        assert on_cluster.gateway is not None
         gateways = {
             "no WAIT": on_cluster.gateway,
-            "WAIT 1 replica": on_cluster.add_gateway(_gateway_env(1)),
+            "WAIT 1 replica": on_cluster.add_gateway(_waits(1)),
         }
         calls = run_fast(lambda: script_calls(settings, on_cluster.redis_url))
         cost = run_fast(lambda: wait_cost(settings, gateways, on_cluster))
-        for item in drills[:2]:
-            _run_drill(item, gateways[_gateway_for(item)], on_cluster.cluster, quick)
+        for item in drills[:2]:  # through the gateway that waits as the drill's does
+            _run_drill(item, list(gateways.values())[item.wait_replicas], on_cluster, settings)
     for item in drills[2:]:
         with _on_cluster(item.replicas_per_primary, item.wait_replicas) as on_cluster:
-            assert on_cluster.gateway is not None and on_cluster.cluster is not None
-            _run_drill(item, on_cluster.gateway, on_cluster.cluster, quick)
-    write_cluster(report, report.section("Redis Cluster"), calls, cost, drills)
+            assert on_cluster.gateway is not None
+            _run_drill(item, on_cluster.gateway, on_cluster, settings)
+    write_cluster(report.section("Redis Cluster"), calls, cost, drills)
 
 
-def _run_drill(
-    item: Drill, gateway: HttpServerProcess, cluster: EmbeddedRedisCluster, quick: bool
-) -> None:
-    item.result = run_fast(partial(drill, gateway, cluster, quick))
+def _run_drill(item: Drill, gateway: HttpServerProcess, stack: Stack, settings: Settings) -> None:
+    async def drill() -> FailoverResult:
+        assert stack.cluster is not None
+        async with httpx.AsyncClient(base_url=gateway.base_url, timeout=30.0) as http:
+            return await FailoverDrill(http, stack.cluster, **DRILL_TIMES[settings.mode]).run()
+
+    item.result = run_fast(drill)
     # a 5xx other than 503 is a defect: the gateway's log, to find out why
     if any(answer.status >= 500 for answer in item.result.others):
         print(f"[bench] drill {item.name}: the gateway's log ends:", file=sys.stderr)
         print(gateway.output()[-6000:], file=sys.stderr)
 
 
-def _kinds(kinds: dict[str, int]) -> str:
+def _kinds(answers: list[Answer]) -> str:
+    """The answers counted by status and problem code."""
+    kinds = Counter(f"{answer.status} {answer.code}".strip() for answer in answers)
     return ", ".join(f"{count} x {kind}" for kind, count in kinds.items()) or "0"
 
 
-def _gateway_for(item: Drill) -> str:
-    return "WAIT 1 replica" if item.wait_replicas else "no WAIT"
-
-
 def write_cluster(
-    report: Report,
     section: Section,
     calls: dict[str, Measurement],
     cost: dict[str, Measurement],
@@ -223,7 +192,7 @@ def write_cluster(
     table = section.table("script call", *measurement_columns())
     for name, m in calls.items():
         table.add(name, *measurement_cells(m))
-        report.measurement(f"cluster.script.{name.split(' ')[0].replace('.', '_').lower()}", m)
+        section.measurement(f"cluster.script.{name.split(' ')[0].replace('.', '_').lower()}", m)
         section.first_error(name, m.first_error)
     section.note(
         "**Cost of WAIT**: moves through the gateway on the cluster, without and with"
@@ -233,7 +202,7 @@ def write_cluster(
     table = section.table("gateway", "clients", *measurement_columns("moves/s"))
     for name, m in cost.items():
         table.add(name, m.concurrency, *measurement_cells(m))
-        report.measurement("cluster.wait" if "WAIT 1" in name else "cluster.nowait", m)
+        section.measurement("cluster.wait" if "WAIT 1" in name else "cluster.nowait", m)
         section.first_error(name, m.first_error)
     section.note(
         "**A primary fails over** (bench/clients/failover_drill.py says how): its replica cut"
@@ -252,10 +221,10 @@ def write_cluster(
         affected = sum(1 for g in r.games if g.affected)
         table.add(
             item.name, item.replicas_per_primary, f"{len(r.games)} ({affected})", r.acknowledged,
-            len(r.unavailable), _kinds(r.others_by_kind()), r.lost, r.unacknowledged_kept,
+            len(r.unavailable), _kinds(r.others), r.lost, r.unacknowledged_kept,
             r.replaced_after, r.rejoined_after, r.longest_wait, r.all_consistent,
         )  # fmt: skip
-        report.record(
+        section.record(
             f"cluster.drill.w{item.wait_replicas}r{item.replicas_per_primary}", lost=r.lost,
             unavailable=len(r.unavailable), others=len(r.others), longest_wait_s=r.longest_wait,
             replaced_s=r.replaced_after,

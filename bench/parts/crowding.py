@@ -2,7 +2,8 @@
 
 Moves over HTTP from closed-loop clients against `patience serve` itself (the launcher
 starting its Redis, PostgreSQL, engine and gateway as it always does, on one data folder
-kept for the part, started afresh for each window), in three conditions taking turns in
+kept for the part, started afresh for each window; the first start, a quiet one, also
+prepares the daily deals and the clients' games), in three conditions taking turns in
 each round: quiet (no pools of winnable deals), pools filling (from empty, with the
 default size), and pools filling with hints asked at a fixed rate. Reported per
 condition: the moves' rate and latency against quiet, the CPU of the search processes
@@ -39,7 +40,7 @@ from bench.harness.report import Column, Report, Section, fmt
 from bench.harness.servers import LAUNCH_SECONDS
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, closed_loop, percentile, ratio
+from bench.harness.stats import Measurement, closed_loop, percentile_ms, ratio
 
 QUIET = "quiet"
 FILLING = "pools filling"
@@ -99,8 +100,7 @@ class Condition:
         )
 
     def hint_ms(self, fraction: float) -> float:
-        ordered = sorted(x for w in self.windows for x in w.hint_latencies)
-        return percentile(ordered, fraction) * 1000.0
+        return percentile_ms([x for w in self.windows for x in w.hint_latencies], fraction)
 
 
 def _search_pids(engine_pid: int) -> list[int]:
@@ -144,8 +144,10 @@ class CrowdingBench:
         self.hint_games: list[gateway_api.GameRef] = []
         self.processes = ""
 
-    def _serve(self, pool_size: int) -> Stack:
-        """`patience serve` on the part's data folder."""
+    def _serve(self, condition: str) -> Stack:
+        """`patience serve` on the part's data folder, with pools of winnable deals but
+        in the quiet condition."""
+        pool_size = 0 if condition == QUIET else DEFAULT_WINNABLE_POOL_SIZE
         env = {
             "WINNABLE_POOL_SIZE": str(pool_size),
             "DAILY_VARIANTS": DAILY_VARIANTS,
@@ -169,37 +171,28 @@ class CrowdingBench:
 
     # ------------------------------------------------------------------ load
 
-    async def setup(self) -> None:
-        """A first start: PostgreSQL's data made, the daily deals prepared, the clients'
-        games and the hint games created, the pools left empty."""
-        with self._serve(0) as serve:
-            conn = Connection(serve.base_url)
-            try:
-                deadline = time.monotonic() + LAUNCH_SECONDS
-                while True:
-                    response = await conn.request("GET", "/v1/daily", expect=(200,))
-                    deals = response.json()["deals"]
-                    if deals and all(deal["ready"] for deal in deals):
-                        break
-                    if time.monotonic() > deadline:
-                        raise RuntimeError(f"daily deals not prepared: {deals}")
-                    await asyncio.sleep(0.5)
-                self.players = Players(
-                    serve.base_url, None, self.plan, self.settings.games_per_client
-                )
-                await self.players.prepare(self.settings.crowding_clients)
-                await self.players.close()
-                for index in range(HINT_GAMES):
-                    variant = HINT_VARIANTS[index % len(HINT_VARIANTS)]
-                    ref, _ = await gateway_api.create_game(conn, variant)
-                    self.hint_games.append(ref)
-            finally:
-                await conn.close()
-            client = aioredis.from_url(serve.redis_url)
-            try:
-                await self._clear_pools(client)
-            finally:
-                await client.aclose()
+    async def setup(self, serve: Stack) -> None:
+        """On the first start (a quiet one, before its window): PostgreSQL's data made,
+        the daily deals prepared, the clients' games and the hint games created."""
+        conn = Connection(serve.base_url)
+        try:
+            deadline = time.monotonic() + LAUNCH_SECONDS
+            while True:
+                response = await conn.request("GET", "/v1/daily", expect=(200,))
+                deals = response.json()["deals"]
+                if deals and all(deal["ready"] for deal in deals):
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"daily deals not prepared: {deals}")
+                await asyncio.sleep(0.5)
+            self.players = Players(serve.base_url, None, self.plan, self.settings.games_per_client)
+            await self.players.prepare(self.settings.crowding_clients)
+            await self.players.close()
+            for index in range(HINT_GAMES):
+                variant = HINT_VARIANTS[index % len(HINT_VARIANTS)]
+                self.hint_games.append(await gateway_api.create_game(conn, variant))
+        finally:
+            await conn.close()
 
     def _point_at(self, url: str) -> None:
         assert self.players is not None
@@ -244,51 +237,48 @@ class CrowdingBench:
             await asyncio.gather(*tasks, return_exceptions=True)
             await asyncio.gather(*(conn.close() for conn in idle))
 
-    async def window(self, condition: str) -> Window:
+    async def window(self, condition: str, serve: Stack) -> Window:
         settings = self.settings
-        pool_size = 0 if condition == QUIET else DEFAULT_WINNABLE_POOL_SIZE
-        with self._serve(pool_size) as serve:
-            assert self.players is not None
-            self._point_at(serve.base_url)
-            services = serve.pids()
-            self.processes = describe_processes(services)
-            searches = _search_pids(services["engine"])
-            search_before = sum(map(cpu_seconds, searches))
-            result = Window(Measurement(0, 0, 0, 0.0, []))
-            hints: asyncio.Task[None] | None = None
-            if condition == HINTED:
-                hints = asyncio.create_task(
-                    self._hints(serve.base_url, settings.crowding_hints_per_second, result)
-                )
-            try:
-                result.moves = await closed_loop(
-                    self.players.gateway_move,
-                    concurrency=settings.crowding_clients,
-                    duration=settings.crowding_seconds,
-                    warmup=settings.warmup,
-                    cpu=CpuMeter(services),
-                )
-            finally:
-                if hints is not None:
-                    hints.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await hints
-                await self.players.close()
-            result.search_cpu = sum(map(cpu_seconds, searches)) - search_before
-            client = aioredis.from_url(serve.redis_url)
-            try:
-                result.pooled = await self._pooled(client)
-                await self._clear_pools(client)  # the next start fills them from empty
-            finally:
-                await client.aclose()
+        assert self.players is not None
+        self._point_at(serve.base_url)
+        services = serve.pids()
+        self.processes = describe_processes(services)
+        searches = _search_pids(services["engine"])
+        search_before = sum(map(cpu_seconds, searches))
+        result = Window(Measurement(0, 0, 0, 0.0, []))
+        hints: asyncio.Task[None] | None = None
+        if condition == HINTED:
+            hints = asyncio.create_task(
+                self._hints(serve.base_url, settings.crowding_hints_per_second, result)
+            )
+        try:
+            result.moves = await closed_loop(
+                self.players.gateway_move,
+                concurrency=settings.crowding_clients,
+                duration=settings.crowding_seconds,
+                warmup=settings.warmup,
+                cpu=CpuMeter(services),
+            )
+        finally:
+            if hints is not None:
+                hints.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await hints
+            await self.players.close()
+        result.search_cpu = sum(map(cpu_seconds, searches)) - search_before
+        async with aioredis.from_url(serve.redis_url) as client:
+            result.pooled = await self._pooled(client)
+            await self._clear_pools(client)  # the next start fills them from empty
         return result
 
     async def measure(self) -> list[Condition]:
-        await self.setup()
         conditions = {name: Condition(name) for name in CONDITIONS}
         for _ in range(self.settings.crowding_rounds):
             for name in CONDITIONS:
-                conditions[name].windows.append(await self.window(name))
+                with self._serve(name) as serve:
+                    if self.players is None:  # the first start
+                        await self.setup(serve)
+                    conditions[name].windows.append(await self.window(name, serve))
         return list(conditions.values())
 
 
@@ -297,11 +287,10 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         data_dir = Path(folder) / "data"
         bench = CrowdingBench(settings, data_dir)
         conditions = run_fast(bench.measure)
-    write_crowding(report, report.section("Searches beside moves"), settings, bench, conditions)
+    write_crowding(report.section("Searches beside moves"), settings, bench, conditions)
 
 
 def write_crowding(
-    report: Report,
     section: Section,
     settings: Settings,
     bench: CrowdingBench,
@@ -314,7 +303,8 @@ def write_crowding(
         f" round(s) of the three conditions in turn, each window on a freshly started"
         f" `patience serve` ({bench.gateway_workers} gateway and {bench.engine_workers} engine"
         f" process on {os.cpu_count()} cores, its default search processes, Redis and"
-        f" PostgreSQL; daily deals of {DAILY_VARIANTS} only, prepared beforehand)."
+        f" PostgreSQL; daily deals of {DAILY_VARIANTS} only, prepared beforehand, on the"
+        " first start, the first quiet window's)."
         f" Pools filling: from empty, pool size {DEFAULT_WINNABLE_POOL_SIZE}. Hints:"
         f" {settings.crowding_hints_per_second:g} per second, open loop, on {HINT_GAMES}"
         f" games of {', '.join(HINT_VARIANTS)}."
@@ -347,8 +337,8 @@ def write_crowding(
             [condition.hint_ms(0.5), condition.hint_ms(0.99)] if hinted else None, moves.errors,
         )  # fmt: skip
         key = "crowding." + condition.name.replace(" + ", "_").replace(" ", "_")
-        report.measurement(key, moves)
-        report.record(key, max_ms=condition.max_ms, search_cores=condition.search_cores)
+        section.measurement(key, moves)
+        section.record(key, max_ms=condition.max_ms, search_cores=condition.search_cores)
         section.first_error(condition.name, moves.first_error)
     worst = conditions[-1].moves.p99_ms
     met = "met" if worst < GOAL_P99_MS else "not met"

@@ -16,7 +16,7 @@ import random
 import secrets
 import statistics
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import patience
@@ -46,7 +46,7 @@ from bench.harness.report import (
 from bench.harness.servers import EngineProcess
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, alternate, closed_loop, ratio
+from bench.harness.stats import Loop, Measurement, alternate, ratio
 
 GOAL_RATIO = 0.80
 # two engines of one process each, every move sent to the one that did not write its state
@@ -89,34 +89,16 @@ async def measure_engine(
             stub = health_stubs[worker % len(health_stubs)]
             return await stub.Check(empty, timeout=CALL_TIMEOUT)
 
-        def run(call: Callable[[int], Awaitable[object]]) -> Callable[[], Awaitable[Measurement]]:
-            return lambda: closed_loop(
-                call,
-                concurrency=settings.engine_concurrency,
-                duration=settings.seconds / settings.rounds,
-                warmup=settings.warmup,
-                cpu=cpu,
-            )
-
-        runs = {"empty": run(empty_call), "apply": run(forward.apply)}
+        loops: dict[str, Loop] = {"empty": (empty_call, cpu), "apply": (forward.apply, cpu)}
         if with_cycle:
             cycle = CyclePlayers(engine_stubs, find_endless_game(settings.engine_variant))
             await cycle.prepare(settings.engine_concurrency)
             await cycle.apply(0)
-            runs["cycle"] = run(cycle.apply)
-        results = await alternate(runs, settings.rounds)
+            loops["cycle"] = (cycle.apply, cpu)
+        results = await alternate(loops, settings.engine_concurrency, settings)
         return EngineRun(results, forward.new_games / max(forward.applied, 1))
     finally:
         await asyncio.gather(*(c.close() for c in channels))
-
-
-@contextlib.contextmanager
-def _engines(replicas: int, workers: int, seal_key: str) -> Iterator[list[EngineProcess]]:
-    with contextlib.ExitStack() as stack:
-        yield [
-            stack.enter_context(EngineProcess(workers=workers, seal_key=seal_key))
-            for _ in range(replicas)
-        ]
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
@@ -149,12 +131,16 @@ def measure_over_grpc(report: Report, settings: Settings) -> None:
     for name, replicas, workers, label in setups:
         for sealed in settings.engine_seal:
             seal_key = secrets.token_hex(32) if sealed else ""
-            with _engines(replicas, workers, seal_key) as engines:
+            with contextlib.ExitStack() as running:
+                engines = [
+                    running.enter_context(EngineProcess(workers=workers, seal_key=seal_key))
+                    for _ in range(replicas)
+                ]
                 run = asyncio.run(measure_engine(engines, settings, with_cycle=replicas == 1))
             kind = "sealed" if sealed else "unsealed"
-            write_pair(report, section, table, f"engine.{name}.{kind}", run.results,
+            write_pair(section, table, f"engine.{name}.{kind}", run.results,
                        [label, kind])  # fmt: skip
-            report.figure(f"engine.{name}.{kind}.new_games_per_apply", run.new_games_per_apply)
+            section.figure(f"engine.{name}.{kind}.new_games_per_apply", run.new_games_per_apply)
             restarts.append(f"{label} {kind}: {run.new_games_per_apply * 100:.1f}")
     section.note(
         "Apply / empty (rate) is the goal's figure. Both server and load generator share"
@@ -174,7 +160,6 @@ ROWS = (
 
 
 def write_pair(
-    report: Report,
     section: Section,
     table: Table,
     prefix: str,
@@ -192,9 +177,9 @@ def write_pair(
             by_cpu = ratio(empty.server_cpu_us_per_call, m.server_cpu_us_per_call)
             met = by_rate >= GOAL_RATIO if by_rate is not None else None
             suffix = "" if name == "apply" else f"_{name}"
-            report.record(prefix, **{f"ratio{suffix}": by_rate, f"cpu_ratio{suffix}": by_cpu})
+            section.record(prefix, **{f"ratio{suffix}": by_rate, f"cpu_ratio{suffix}": by_cpu})
         table.add(*first_cells, label, *measurement_cells(m), by_rate, met, by_cpu)
-        report.measurement(f"{prefix}.{name}", m)
+        section.measurement(f"{prefix}.{name}", m)
         section.first_error(f"{' '.join(first_cells)}, {label}", m.first_error)
 
 
@@ -305,4 +290,4 @@ def measure_sealing(report: Report, settings: Settings) -> None:
         kind = "seal" if step == "seal" else "open"
         baseline.setdefault(kind, cost)  # the no-key rows come first
         table.add(scheme, step, cost, cost - baseline[kind])
-        report.figure(f"sealing.{figure}.us", cost)
+        section.figure(f"sealing.{figure}.us", cost)

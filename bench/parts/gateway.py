@@ -9,9 +9,6 @@ each client playing games of its own (bench/clients/gateway_players.py).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from functools import partial
-
 import redis.asyncio as aioredis
 
 from bench.clients.endless_games import EndlessGame, find_endless_game
@@ -30,31 +27,11 @@ from bench.harness.report import (
 )
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, alternate, closed_loop, ratio
+from bench.harness.stats import Loop, Measurement, alternate, ratio, run_loop
 
 GOAL_RATIO = 0.50
 # the sweep stops once this many levels in a row fail to beat the best rate by 5 %
 FLAT_LEVELS = 2
-
-
-async def redis_round_trip(url: str, settings: Settings, cpu: CpuMeter) -> dict[str, Measurement]:
-    client = aioredis.from_url(
-        url, max_connections=settings.gateway_concurrency, socket_timeout=30.0
-    )
-    try:
-        await client.ping()
-
-        async def ping(_: int) -> object:
-            return await client.ping()
-
-        results = {}
-        for clients in (1, settings.gateway_concurrency):
-            results[f"ping x{clients}"] = await closed_loop(
-                ping, concurrency=clients, duration=settings.sweep_seconds, warmup=0.2, cpu=cpu
-            )
-        return results
-    finally:
-        await client.aclose()
 
 
 class GatewayBench:
@@ -69,60 +46,50 @@ class GatewayBench:
         self.owners = Players(
             stack.base_url, None, plan, settings.games_per_client, as_players=True
         )
-        # each kind of request: what a client calls, and the processes whose CPU it costs
         gateway_cpu = CpuMeter(stack.pids())
-        self.calls: dict[str, tuple[Callable[[int], Awaitable[None]], CpuMeter]] = {
+        self.loops: dict[str, Loop] = {
             "bare": (self.players.bare_move, CpuMeter(stack.pids("bare", "redis"))),
             "gateway": (self.players.gateway_move, gateway_cpu),
             "player": (self.owners.gateway_move, gateway_cpu),
         }
 
-    def window(
-        self, kind: str, clients: int, seconds: float
-    ) -> Callable[[], Awaitable[Measurement]]:
-        call, cpu = self.calls[kind]
-        warmup = self.settings.warmup
-        return partial(
-            closed_loop, call, concurrency=clients, duration=seconds, warmup=warmup, cpu=cpu
-        )
-
-    async def side_by_side(self) -> dict[str, Measurement]:
-        clients = self.settings.gateway_concurrency
-        per_round = self.settings.seconds / self.settings.rounds
-        windows = {kind: self.window(kind, clients, per_round) for kind in self.calls}
-        return await alternate(windows, self.settings.rounds)
-
     async def sweep(self) -> list[tuple[Measurement, Measurement]]:
         """(gateway, bare) per concurrency level, until the gateway's rate stops
         rising (FLAT_LEVELS levels in a row below 1.05 x the best so far)."""
         results: list[tuple[Measurement, Measurement]] = []
-        best = 0.0
-        flat = 0
+        best, flat = 0.0, 0
+        seconds, warmup = self.settings.sweep_seconds, self.settings.warmup
         for clients in self.settings.sweep:
-            gateway = await self.window("gateway", clients, self.settings.sweep_seconds)()
-            bare = await self.window("bare", clients, self.settings.sweep_seconds)()
-            results.append((gateway, bare))
+            gateway = await run_loop(self.loops["gateway"], clients, seconds, warmup)
+            results.append((gateway, await run_loop(self.loops["bare"], clients, seconds, warmup)))
             if gateway.rate > best * 1.05:
                 best, flat = gateway.rate, 0
-            else:
-                flat += 1
-                if flat >= FLAT_LEVELS:
-                    break
+            elif (flat := flat + 1) >= FLAT_LEVELS:
+                break
         return results
+
+    async def redis_round_trip(self) -> dict[str, Measurement]:
+        """Redis PING from redis-py asyncio, one client and as many as the side by side."""
+        most = self.settings.gateway_concurrency
+        async with aioredis.from_url(
+            self.stack.redis_url, max_connections=most, socket_timeout=30.0
+        ) as client:
+            await client.ping()
+            ping = (lambda _: client.ping(), CpuMeter(self.stack.pids("redis")))
+            seconds = self.settings.sweep_seconds
+            return {f"ping x{n}": await run_loop(ping, n, seconds, 0.2) for n in (1, most)}
 
     async def run(self) -> tuple[dict[str, Measurement], list[tuple[Measurement, Measurement]],
                                  dict[str, Measurement]]:  # fmt: skip
+        clients = self.settings.gateway_concurrency
         try:
-            await self.players.prepare(max(self.settings.gateway_concurrency, *self.settings.sweep))
-            await self.owners.prepare(self.settings.gateway_concurrency)
-            side = await self.side_by_side()
-            sweep = await self.sweep()
-            redis_cpu = CpuMeter(self.stack.pids("redis"))
-            floor = await redis_round_trip(self.stack.redis_url, self.settings, redis_cpu)
+            await self.players.prepare(max(clients, *self.settings.sweep))
+            await self.owners.prepare(clients)
+            side = await alternate(self.loops, clients, self.settings)
+            return side, await self.sweep(), await self.redis_round_trip()
         finally:
             await self.players.close()
             await self.owners.close()
-        return side, sweep, floor
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
@@ -141,7 +108,7 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     )
     bench = GatewayBench(stack, plan, settings)
     side, sweep, floor = run_fast(bench.run)
-    write_gateway(report, section, side, sweep, floor)
+    write_gateway(section, side, sweep, floor)
 
 
 SIDE_BY_SIDE = {
@@ -152,7 +119,6 @@ SIDE_BY_SIDE = {
 
 
 def write_gateway(
-    report: Report,
     section: Section,
     side: dict[str, Measurement],
     sweep: list[tuple[Measurement, Measurement]],
@@ -164,7 +130,7 @@ def write_gateway(
     for label, m in rows:
         table.add(label, m.concurrency, *measurement_cells(m))
     for name, m in floor.items():
-        report.measurement(f"redis.{name.replace(' ', '_')}", m)
+        section.measurement(f"redis.{name.replace(' ', '_')}", m)
     by_rate = ratio(side["gateway"].rate, side["bare"].rate)
     goal = " (goal met)" if by_rate is not None and by_rate >= GOAL_RATIO else " (goal not met)"
     cpu = {name: m.server_cpu_us_per_call for name, m in side.items()}
@@ -174,7 +140,7 @@ def write_gateway(
         f" By server CPU per request (bare / gateway, the ratio of rates if the servers"
         f" alone were the bottleneck): {pct(by_cpu)}."
     )
-    report.record("gateway", cpu_ratio=by_cpu, ratio=by_rate)
+    section.record("gateway", cpu_ratio=by_cpu, ratio=by_rate)
     section.note(
         "Server CPU per request by process: "
         + "; ".join(f"{name}: {cpu_by_process(side[name])}" for name in ("gateway", "bare"))
@@ -186,9 +152,9 @@ def write_gateway(
         f" an anonymous game's move (its own token), server CPU per move: "
         f"**{pct(player_ratio)}** (goal: within 105%)."
     )
-    report.figure("gateway.player_cpu_ratio", player_ratio)
+    section.figure("gateway.player_cpu_ratio", player_ratio)
     for name, m in side.items():
-        report.measurement(f"gateway.{name}", m)
+        section.measurement(f"gateway.{name}", m)
         section.first_error(name, m.first_error)
 
     section.note("Latency against concurrency (gateway POST move, then bare, per level):")
@@ -203,8 +169,8 @@ def write_gateway(
             bare.rate, bare.p50_ms, bare.p99_ms, ratio(gateway.rate, bare.rate),
             gateway.errors + bare.errors,
         )  # fmt: skip
-        report.measurement(f"gateway.sweep.c{gateway.concurrency}", gateway)
-        report.measurement(f"bare.sweep.c{bare.concurrency}", bare)
+        section.measurement(f"gateway.sweep.c{gateway.concurrency}", gateway)
+        section.measurement(f"bare.sweep.c{bare.concurrency}", bare)
     if sweep:
         peak = max(sweep, key=lambda pair: pair[0].rate)[0]
         section.note(

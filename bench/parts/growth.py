@@ -78,9 +78,7 @@ class LongGame:
         self.ref = gateway_api.GameRef("", "", "")
 
     async def create(self) -> None:
-        self.ref, _ = await gateway_api.create_game(
-            self.conn, self.plan.variant, deal=self.plan.deal
-        )
+        self.ref = await gateway_api.create_game(self.conn, self.plan.variant, deal=self.plan.deal)
 
     async def _timed(self, request: Awaitable[object], moves: int) -> float:
         """Seconds the request took; the game is then `moves` moves further on."""
@@ -95,10 +93,10 @@ class LongGame:
         return await self._timed(gateway_api.move(self.conn, self.ref, notation), 1)
 
     async def undo(self) -> float:
-        return await self._timed(gateway_api.undo(self.conn, self.ref), -1)
+        return await self._timed(gateway_api.change(self.conn, self.ref, "undo"), -1)
 
     async def redo(self) -> None:
-        await self._timed(gateway_api.redo(self.conn, self.ref), 1)
+        await self._timed(gateway_api.change(self.conn, self.ref, "redo"), 1)
 
     async def back_to(self, position: int) -> None:
         """Undo, untimed, until the game is at `position`."""
@@ -153,7 +151,7 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     plan = find_endless_game(settings.gateway_variant)
     section = report.section("Cost as work grows")
     result = run_fast(lambda: play_long_games(stack, plan, settings))
-    write_growth(report, section, result)
+    write_growth(section, result)
 
 
 def _undo_at(position: int) -> str:
@@ -162,7 +160,7 @@ def _undo_at(position: int) -> str:
     return f"{position} (replays {replayed})"
 
 
-def write_growth(report: Report, section: Section, growth: Growth) -> None:
+def write_growth(section: Section, growth: Growth) -> None:
     window = len(growth.early)
     section.note(
         f"Two games of the same deal played move by move through the gateway (one"
@@ -183,10 +181,10 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
         ordered = sorted(span)
         middle = median(span) * 1000
         table.add(request, where, middle, percentile(ordered, 0.95) * 1000, ordered[-1] * 1000)
-        report.figure(f"growth.{name}.median_ms", middle)
+        section.figure(f"growth.{name}.median_ms", middle)
     ratio = median(growth.late) / median(growth.early)
     section.note(f"Moves, late / early median: **{ratio:.2f}** (flat is about 1).")
-    report.figure("growth.late_over_early", ratio)
+    section.figure("growth.late_over_early", ratio)
     if growth.early_undo and growth.late_undo:
         undo_ratio = median(growth.late_undo) / median(growth.early_undo)
         section.note(
@@ -195,7 +193,7 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
             f" so it replays at most {CHECKPOINT_EVERY - 1} moves however long the game:"
             f" the late row is at a multiple of {CHECKPOINT_EVERY}, the most it replays."
         )
-        report.figure("growth.undo_late_over_early", undo_ratio)
+        section.figure("growth.undo_late_over_early", undo_ratio)
 
     section.note(
         "Redis memory of one stored game (`MEMORY USAGE <key> SAMPLES 0` summed over"
@@ -211,5 +209,5 @@ def write_growth(report: Report, section: Section, growth: Growth) -> None:
             per_move = (entry.bytes - previous.bytes) / (entry.moves - previous.moves)
         met = entry.bytes < MEMORY_GOAL_BYTES if entry.moves >= 200 else None
         mem.add(entry.moves, entry.keys, entry.bytes, per_move, met)
-        report.figure(f"growth.memory_after_{entry.moves}.bytes", entry.bytes)
+        section.figure(f"growth.memory_after_{entry.moves}.bytes", entry.bytes)
         previous = entry

@@ -19,10 +19,9 @@ import bisect
 import random
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import orjson
@@ -42,7 +41,9 @@ from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from bench.clients.http_client import Connection, Response
+from bench.clients.endless_games import EndlessGame, find_endless_game
+from bench.clients.gateway_players import Players
+from bench.clients.http_client import Response
 from bench.harness.event_loop import run_fast
 from bench.harness.meters import CpuMeter
 from bench.harness.report import (
@@ -57,7 +58,7 @@ from bench.harness.report import (
 )
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, alternate, closed_loop, ratio
+from bench.harness.stats import Loop, Measurement, alternate, ratio, run_loop
 
 VARIANT = "bisley"
 BOARD = wins_name(VARIANT, ALL_TIME)
@@ -132,8 +133,7 @@ async def fill(stack: Stack, board: Board) -> None:
     board.fill_seconds["postgres"] = time.perf_counter() - began
 
     began = time.perf_counter()
-    redis = Redis.from_url(stack.redis_url)
-    try:
+    async with Redis.from_url(stack.redis_url) as redis:
         # the commands of `Boards.rebuild` (the scores in chunks, the TTL, the mark that
         # the board was built), sent here so as not to depend on its signature
         items = list(board.scores.items())
@@ -141,8 +141,6 @@ async def fill(stack: Stack, board: Board) -> None:
             await redis.zadd(board_key(BOARD), dict(items[start : start + REBUILD_CHUNK]))
         await redis.expire(board_key(BOARD), BOARD_TTL_SECONDS)
         await redis.set(built_key(BOARD), b"1", ex=BOARD_TTL_SECONDS)
-    finally:
-        await redis.aclose()
     board.fill_seconds["redis"] = time.perf_counter() - began
 
     tokens = AccessTokens(KeySet.from_texts([stack.token_key]), TOKEN_SECONDS)
@@ -176,55 +174,33 @@ def check_read(board: Board, body: dict[str, Any], player: str | None) -> None:
 # ---------------------------------------------------------------------- the readers
 
 
-class Readers:
-    """Concurrent clients, each with its own keep-alive connections to the gateway and
-    the bare endpoint; the player of each read of "me" is drawn from the sample."""
+class Readers(Players):
+    """Players with no games: concurrent clients, each with its own keep-alive connections
+    to the gateway and the bare endpoint; the player of each read of "me" is drawn from
+    the sample."""
 
-    def __init__(self, stack: Stack, board: Board, clients: int) -> None:
+    def __init__(self, stack: Stack, board: Board, plan: EndlessGame) -> None:
         assert stack.bare is not None
+        super().__init__(stack.base_url, stack.bare.base_url, plan, games_per_client=0)
         self.board = board
-        self.gateway_url = stack.base_url
-        self.bare_url = stack.bare.base_url
-        self.gateway: list[Connection] = []
-        self.bare_conns: list[Connection] = []
-        self.versions: list[str] = []
-        self.add_clients(clients)
         self.rng = random.Random(SEED + 1)
 
-    def add_clients(self, clients: int) -> None:
-        while len(self.gateway) < clients:
-            self.gateway.append(Connection(self.gateway_url))
-            self.bare_conns.append(Connection(self.bare_url))
-            self.versions.append('"0"')
-
-    def next_player(self) -> str:
-        return self.board.sample[self.rng.randrange(len(self.board.sample))]
-
     async def top(self, client: int) -> None:
-        await self.gateway[client].request("GET", TOP_PATH, expect=(200,))
+        await self.gateway_conns[client].request("GET", TOP_PATH, expect=(200,))
 
     async def me(self, client: int, player: str | None = None) -> Response:
         """A read of "me" by `player` (drawn from the sample by default)."""
-        token = self.board.tokens[player or self.next_player()]
+        token = self.board.tokens[player or self.rng.choice(self.board.sample)]
         headers = {"Authorization": f"Bearer {token}"}
-        return await self.gateway[client].request("GET", ME_PATH, headers=headers, expect=(200,))
+        conn = self.gateway_conns[client]
+        return await conn.request("GET", ME_PATH, headers=headers, expect=(200,))
 
     async def livez(self, client: int) -> None:
-        await self.gateway[client].request("GET", "/livez", expect=(200,))
-
-    async def bare(self, client: int) -> None:
-        response = await self.bare_conns[client].request(
-            "POST",
-            f"/bare/board-{client}",
-            body={"move": "x"},
-            headers={"If-Match": self.versions[client]},
-            expect=(200,),
-        )
-        self.versions[client] = response.headers.get("etag", '"0"')
+        await self.gateway_conns[client].request("GET", "/livez", expect=(200,))
 
     async def check(self) -> None:
         """A few reads, checked against what was written (not timed)."""
-        top = await self.gateway[0].request("GET", TOP_PATH, expect=(200,))
+        top = await self.gateway_conns[0].request("GET", TOP_PATH, expect=(200,))
         check_read(self.board, top.json(), None)
         for pid in self.board.sample[:20]:
             check_read(self.board, (await self.me(0, pid)).json(), pid)
@@ -238,9 +214,6 @@ class Readers:
                 await self.me(client, pid)
 
         await asyncio.gather(*(one_client(c) for c in range(clients)))
-
-    async def close(self) -> None:
-        await asyncio.gather(*(c.close() for c in self.gateway + self.bare_conns))
 
 
 class Floors:
@@ -270,7 +243,7 @@ class Floors:
         await self.database.open()
 
     def next_player(self) -> str:
-        return self.board.sample[self.rng.randrange(len(self.board.sample))]
+        return self.rng.choice(self.board.sample)
 
     async def redis_top(self, _: int) -> None:
         await self.redis.zrevrange(self.key, 0, TOP - 1, withscores=True)
@@ -368,13 +341,7 @@ class TimedDatabase(Database):
                 yield connection
 
 
-@dataclass
-class StepProfile:
-    reads: int
-    clock: StepClock  # its steps, and "whole read" and "JSON" around them
-
-
-async def profile_steps(stack: Stack, board: Board, reads: int) -> StepProfile:
+async def profile_steps(stack: Stack, board: Board, reads: int) -> StepClock:
     """`reads` reads of "me", one at a time, through the gateway's Leaderboards in this
     process with a clock around each step."""
     clock = StepClock()
@@ -386,7 +353,7 @@ async def profile_steps(stack: Stack, board: Board, reads: int) -> StepProfile:
         for count in (50, reads):  # a warm-up, then the reads counted
             clock.clear()
             for _ in range(count):
-                pid = board.sample[rng.randrange(len(board.sample))]
+                pid = rng.choice(board.sample)
                 with clock.step(WHOLE):
                     body = await leaderboards.read(BOARD, top=TOP, around=AROUND, player_id=pid)
                     with clock.step(JSON):
@@ -394,14 +361,10 @@ async def profile_steps(stack: Stack, board: Board, reads: int) -> StepProfile:
     finally:
         await database.close()
         await redis.aclose()
-    return StepProfile(reads, clock)
+    return clock
 
 
 # ---------------------------------------------------------------------- measuring
-
-
-# the reads over HTTP in the order they take turns
-HTTP_ORDER = ("livez", "bare", "top", "me")
 
 
 @dataclass
@@ -410,55 +373,47 @@ class Results:
     levels: dict[int, dict[str, Measurement]]
     # (top, me) per client count of the sweep
     sweep: list[tuple[Measurement, Measurement]]
-    profile: StepProfile
+    profile: StepClock  # its steps, and "whole read" and "JSON" around them
 
 
 async def measure(stack: Stack, board: Board, settings: Settings) -> Results:
     await fill(stack, board)
     most = max(1, settings.gateway_concurrency)
-    readers = Readers(stack, board, most)
+    readers = Readers(stack, board, find_endless_game(settings.gateway_variant))
     floors = Floors(stack, board, most)
     gateway_cpu, redis_cpu = (
         CpuMeter(stack.pids("gateway", "redis", "postgres")),
         CpuMeter(stack.pids("redis")),
     )
-    # what each read calls, and the processes whose CPU it costs
-    calls: dict[str, tuple[Callable[[int], Awaitable[object]], CpuMeter | None]] = {
+    # the reads over HTTP in the order they take turns, then the floors
+    http: dict[str, Loop] = {
+        "livez": (readers.livez, gateway_cpu),
+        "bare": (readers.bare_move, CpuMeter(stack.pids("bare", "redis"))),
         "top": (readers.top, gateway_cpu),
         "me": (readers.me, gateway_cpu),
-        "livez": (readers.livez, gateway_cpu),
-        "bare": (readers.bare, CpuMeter(stack.pids("bare", "redis"))),
+    }
+    floor: dict[str, Loop] = {
         "in_process": (floors.in_process, None),
         "redis_top": (floors.redis_top, redis_cpu),
         "redis_me": (floors.redis_me, redis_cpu),
         "pg_names": (floors.pg_names, CpuMeter(stack.pids("postgres"))),
     }
-
-    def window(name: str, clients: int, seconds: float) -> Callable[[], Awaitable[Measurement]]:
-        call, cpu = calls[name]
-        warmup = settings.warmup
-        return partial(
-            closed_loop, call, concurrency=clients, duration=seconds, warmup=warmup, cpu=cpu
-        )
-
     levels: dict[int, dict[str, Measurement]] = {}
+    seconds, warmup = settings.sweep_seconds, settings.warmup
     try:
+        await readers.prepare(most)
         await floors.open()
         await readers.check()
         await readers.verify_every_token(most)
-        per_round = settings.seconds / settings.rounds
         for clients in sorted({1, most}):
-            http = {
-                name: window(name, clients, per_round) for name in ("livez", "bare", "top", "me")
-            }
-            levels[clients] = await alternate(http, settings.rounds)
-            for name, _ in FLOOR_ROWS:
-                levels[clients][name] = await window(name, clients, settings.sweep_seconds)()
+            levels[clients] = await alternate(http, clients, settings)
+            for name, loop in floor.items():
+                levels[clients][name] = await run_loop(loop, clients, seconds, warmup)
         sweep = []
         for clients in settings.sweep:
-            readers.add_clients(clients)
-            top = await window("top", clients, settings.sweep_seconds)()
-            sweep.append((top, await window("me", clients, settings.sweep_seconds)()))
+            await readers.prepare(clients)
+            top = await run_loop(http["top"], clients, seconds, warmup)
+            sweep.append((top, await run_loop(http["me"], clients, seconds, warmup)))
     finally:
         await readers.close()
         await floors.close()
@@ -486,7 +441,7 @@ FLOOR_ROWS = (
 LATENCIES = (0.50, 0.90, 0.99)
 
 
-def write(report: Report, section: Section, board: Board, results: Results) -> None:
+def write(section: Section, board: Board, results: Results) -> None:
     section.note(
         f"Filled: {len(board.scores):,} players into PostgreSQL in"
         f" {board.fill_seconds.get('postgres', 0):.1f} s (COPY, then ANALYZE), the board"
@@ -494,13 +449,13 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         f" `Boards.rebuild`);"
         f' {len(board.sample):,} sampled players read "me" with their access tokens.'
     )
-    report.figure("leaderboards.players", len(board.scores))
+    section.figure("leaderboards.players", len(board.scores))
     table = section.table("what", "clients", *measurement_columns("reads/s", LATENCIES))
     for clients, level in results.levels.items():
         for key, label in HTTP_ROWS + FLOOR_ROWS:
             m = level[key]
             table.add(label, m.concurrency, *measurement_cells(m, LATENCIES))
-            report.measurement(f"leaderboards.c{clients}.{key}", m)
+            section.measurement(f"leaderboards.c{clients}.{key}", m)
             section.first_error(f"{key}, {clients} clients", m.first_error)
 
     for clients, level in results.levels.items():
@@ -518,10 +473,11 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
             f' "me" by process: {cpu_by_process(me)}.'
         )
 
-    write_sweep(report, section, results.sweep)
-    profile = results.profile
+    write_sweep(section, results.sweep)
+    clock = results.profile
+    reads = max(clock.calls[WHOLE], 1)
     section.note(
-        f'Where a read of "me" goes: {profile.reads:,} reads one at a time through the'
+        f'Where a read of "me" goes: {clock.calls[WHOLE]:,} reads one at a time through the'
         f" gateway's `Leaderboards.read` in the bench process (its Redis client and"
         f" PostgreSQL pool, real Redis and PostgreSQL), a clock around each step; the"
         f" HTTP read at 1 client above minus this read is what HTTP, the server and the"
@@ -532,7 +488,6 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         Column("CPU µs per read (bench process)", 0), Column("waiting µs", 0),
         Column("share of the wall time", 0, percent=True),
     )  # fmt: skip
-    clock, reads = profile.clock, max(profile.reads, 1)
 
     def per_read(seconds: float) -> float:
         return seconds / reads * 1e6
@@ -546,16 +501,14 @@ def write(report: Report, section: Section, board: Board, results: Results) -> N
         share = wall / whole if whole else None
         steps.add(name, clock.calls[name] / reads, wall, cpu, wall - cpu, share)
         slug = name.split(" (")[0].replace(" ", "_").replace("'", "").replace("?", "")
-        report.record("leaderboards.step", **{f"{slug}_us": wall, f"{slug}_cpu_us": cpu})
+        section.record("leaderboards.step", **{f"{slug}_us": wall, f"{slug}_cpu_us": cpu})
     rest_share = rest / whole if whole else None
     steps.add("the rest (rows built in Python)", None, rest, rest_cpu, rest - rest_cpu, rest_share)
     steps.add(f"**{WHOLE}**", None, whole, whole_cpu, whole - whole_cpu, 1.0)
-    report.record("leaderboards.step", total_us=whole, total_cpu_us=whole_cpu)
+    section.record("leaderboards.step", total_us=whole, total_cpu_us=whole_cpu)
 
 
-def write_sweep(
-    report: Report, section: Section, sweep: list[tuple[Measurement, Measurement]]
-) -> None:
+def write_sweep(section: Section, sweep: list[tuple[Measurement, Measurement]]) -> None:
     section.note("Latency against concurrency (top 10, then top 10 + me, per level):")
     table = section.table(
         "clients", "top reads/s", Column("top p50 ms", 2), Column("top p99 ms", 2),
@@ -572,8 +525,8 @@ def write_sweep(
             top.concurrency, top.rate, top.p50_ms, top.p99_ms, me.rate, me.p50_ms,
             me.latency_ms(0.90), me.p99_ms, top.errors + me.errors,
         )  # fmt: skip
-        report.measurement(f"leaderboards.sweep.c{top.concurrency}.top", top)
-        report.measurement(f"leaderboards.sweep.c{me.concurrency}.me", me)
+        section.measurement(f"leaderboards.sweep.c{top.concurrency}.top", top)
+        section.measurement(f"leaderboards.sweep.c{me.concurrency}.me", me)
     best = max(sweep, key=lambda pair: pair[1].rate)[1] if sweep else None
     section.note(
         f"p99 under {GOAL_P99_MS:g} ms for both reads: "
@@ -604,4 +557,4 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     # others' runs on the engine while the reads are measured
     with Stack(with_bare=True, gateway_env={"DAILY_VARIANTS": VARIANT}) as board_stack:
         results = run_fast(lambda: measure(board_stack, board, settings))
-    write(report, section, board, results)
+    write(section, board, results)

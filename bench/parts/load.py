@@ -33,7 +33,7 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         settings.load_run_time,
         settings.load_processes,
     )
-    write_load(report, report.section("Load test (Locust)"), result)
+    write_load(report.section("Load test (Locust)"), result)
 
 
 def run_load(
@@ -57,7 +57,7 @@ def _generator(processes: int) -> str:
     return f"a master and {processes} worker processes"
 
 
-def write_load(report: Report, section: Section, result: LoadResult) -> None:
+def write_load(section: Section, result: LoadResult) -> None:
     section.note(
         f"Locust (FastHttpUser, geventhttpclient), headless, {_generator(result.processes)}:"
         f" {result.users} users spawned at"
@@ -70,7 +70,7 @@ def write_load(report: Report, section: Section, result: LoadResult) -> None:
     for row in result.rows:
         table.add(*astuple(row))
     total = result.total
-    report.record(
+    section.record(
         "load", requests=total.requests, failures=total.failures, rate=total.rate,
         p50_ms=total.p50, p95_ms=total.p95, p99_ms=total.p99,
         exceptions=sum(count for count, _ in result.exceptions),
@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host, engine_workers=args.engine_workers, processes=args.processes,
     )  # fmt: skip
     report = Report(title="patience-engine: load test")
-    write_load(report, report.section("Load test (Locust)"), result)
+    write_load(report.section("Load test (Locust)"), result)
     md_path, _ = report.write(args.output_dir, stem="load")
     print(report.markdown())
     print(f"written: {md_path}", file=sys.stderr)

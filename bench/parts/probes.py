@@ -122,7 +122,7 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         f" memory = resident set of the gateway's processes (main and workers), before"
         f" the probe and its peak during it."
     )
-    write_probes(report, section, probed, settings)
+    write_probes(section, probed, settings)
 
 
 def _what(outcomes: list[Outcome]) -> str:
@@ -137,7 +137,7 @@ def _what(outcomes: list[Outcome]) -> str:
     return ", ".join(key if n == 1 else f"{key} x{n}" for key, n in seen.items())
 
 
-def write_probes(report: Report, section: Section, run: ProbeRun, settings: Settings) -> None:
+def write_probes(section: Section, run: ProbeRun, settings: Settings) -> None:
     table = section.table(
         "probe", "what the server did", Column("after s", 2), Column("KiB sent by then", 0),
         Column("memory MiB (before, peak)", joiner=", "),
@@ -155,14 +155,14 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
         refused = sum(
             1 for o in probe.outcomes if (o.status or 0) >= 400 or (o.status is None and o.closed)
         )
-        report.record(
+        section.record(
             key, answered=len(statuses), refused=refused, status=status, seconds=slowest,
             memory_growth_mib=probe.peak_mib - probe.before_mib,
         )  # fmt: skip
     idle = run.idle_closed_after
     closed = "closed" if idle is not None else "still open"
     table.add("kept-alive connection, idle after an answer", closed, idle, None, None)
-    report.figure("probes.idle.seconds", idle)
+    section.figure("probes.idle.seconds", idle)
 
     section.note(
         f"Slow clients: connections that send a request line, then one header byte every"
@@ -183,7 +183,7 @@ def write_probes(report: Report, section: Section, run: ProbeRun, settings: Sett
             result.p(0.99), result.server_cpu_seconds,
         )  # fmt: skip
         key = "probes.slow." + ("loaded" if result.target else "baseline")
-        report.record(
+        section.record(
             key, asked=result.target, held_mean=result.held_mean,
             dropped=result.dropped_by_server, failures=result.failures,
             p50_ms=result.p(0.5), p99_ms=result.p(0.99),

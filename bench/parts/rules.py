@@ -121,7 +121,7 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     for row in speeds.rows:
         speed = Speed(*row)  # type: ignore[arg-type]
         for field in fields(Speed)[1:]:
-            report.figure(f"rules.{speed.variant}.{field.name}", getattr(speed, field.name))
+            section.figure(f"rules.{speed.variant}.{field.name}", getattr(speed, field.name))
 
 
 def main() -> None:

@@ -32,11 +32,12 @@ from bench.harness.meters import cpu_seconds_by_pid, spawned
 from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import Measurement, closed_loop, percentile
+from bench.harness.stats import Measurement, closed_loop
 
 CLIENTS_PER_PROCESS_LEVEL = 8
 # how long the processes wait for one another to have their games
 READY_SECONDS = 300.0
+SERVICES = ("gateway", "engine", "redis")
 
 
 @dataclass
@@ -143,12 +144,10 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
         measure_level(settings, plan, p, loaders)
         for p in levels_for(cores, settings.scaling_levels)
     ]
-    write_scaling(report, report.section("Scaling with processes"), levels, cores, loaders)
+    write_scaling(report.section("Scaling with processes"), levels, cores, loaders)
 
 
-def write_scaling(
-    report: Report, section: Section, levels: list[Level], cores: int, loaders: int
-) -> None:
+def write_scaling(section: Section, levels: list[Level], cores: int, loaders: int) -> None:
     section.note(
         f"At each level P: a fresh Redis, the engine with ENGINE_WORKERS=P, the gateway with"
         f" GATEWAY_WORKERS=P; {CLIENTS_PER_PROCESS_LEVEL} x P closed-loop HTTP clients in"
@@ -166,7 +165,6 @@ def write_scaling(
         "errors",
     )  # fmt: skip
     for level in levels:
-        ordered = sorted(level.moves.latencies)
         per_core = level.rate / level.server_cores if level.server_cores else math.nan
         efficiency = level.rate / (level.processes * base) if base else None
         workers = [cpu / level.seconds for cpu in level.engine_workers]
@@ -175,16 +173,15 @@ def write_scaling(
         left = max(0.0, cores - level.server_cores)
         table.add(
             f"{level.processes} + {level.processes}", CLIENTS_PER_PROCESS_LEVEL * level.processes,
-            level.rate, percentile(ordered, 0.5) * 1000, percentile(ordered, 0.99) * 1000,
-            per_core, efficiency, *(level.us_per_move(s) for s in ("gateway", "engine", "redis")),
+            level.rate, level.moves.p50_ms, level.moves.p99_ms,
+            per_core, efficiency, *(level.us_per_move(s) for s in SERVICES),
             spread, client_us, (level.moves.client_cpu_seconds / level.seconds, left),
             level.moves.errors,
         )  # fmt: skip
         key = f"scaling.p{level.processes}"
-        report.record(key, rate=level.rate, efficiency=efficiency, per_core=per_core)
-        for service in ("gateway", "engine", "redis"):
-            report.figure(f"{key}.{service}_us", level.us_per_move(service))
-        report.record(key, client_us=client_us)
+        us = {f"{service}_us": level.us_per_move(service) for service in SERVICES}
+        section.record(key, rate=level.rate, efficiency=efficiency, per_core=per_core, **us)
+        section.record(key, client_us=client_us)
         section.first_error(f"{level.processes} processes", level.moves.first_error)
     section.note(
         "Efficiency = moves/s at P / (P x moves/s at 1). The load generator shares the"

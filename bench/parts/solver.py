@@ -40,7 +40,7 @@ HINTS_PER_VARIANT = 12
 MOVES_TIMED = 300
 SEARCHES_BESIDE = 2
 # each search beside the moves, in milliseconds (they follow one another)
-SEARCH_MILLISECONDS = 2_000
+SEARCH_MILLISECONDS = {"full": 2_000, "quick": 500}
 FIRST_DEAL = 1
 # hints asked at once in a flood, and floods per variant
 FLOOD = 8
@@ -120,7 +120,7 @@ def measure_in_process(report: Report, settings: Settings) -> None:
             variant, rate, baseline, rate / baseline,
             *_verdict_cells(both, len(deals)), *_verdict_cells(alone, len(deals)),
         )  # fmt: skip
-        report.record(
+        section.record(
             f"solver.{variant}", nodes_per_s=rate, library_positions_per_s=baseline,
             decided=len(both), verdict_p50_s=statistics.median(both) if both else None,
             decided_one_search=len(alone),
@@ -176,9 +176,12 @@ def _ms_columns(*names: str) -> list[Column]:
     return [Column(f"{name} ms", 0) for name in names]
 
 
-def _played(state: patience.State, rng: random.Random) -> tuple[patience.State, list[str]]:
-    """0 to 30 random moves from `state`: where they lead, and their notation."""
-    line = []
+def _position_in_engine(
+    client: SyncEngineClient, variant: str, rng: random.Random
+) -> game_pb2.SealedState:
+    """A position of a random game 0 to 30 random moves in, as the engine made it."""
+    deal = rng.randrange(10**6)
+    state, line = patience.get_variant(variant).new_game(deal), []
     for _ in range(rng.randrange(31)):
         legal = state.legal_moves()
         if not legal:
@@ -186,13 +189,8 @@ def _played(state: patience.State, rng: random.Random) -> tuple[patience.State, 
         move = rng.choice(legal)
         line.append(str(move))
         state = state.apply(move)
-    return state, line
-
-
-def _positions(variant: str, count: int, rng: random.Random) -> list[patience.State]:
-    """Positions of random games, 0 to 30 random moves in."""
-    new_game = patience.get_variant(variant).new_game
-    return [_played(new_game(rng.randrange(10**6)), rng)[0] for _ in range(count)]
+    game = client.new_game(variant, deal=deal)
+    return client.apply_moves(game.state, line).state if line else game.state
 
 
 def outlook_cost(report: Report, games: int) -> None:
@@ -229,7 +227,7 @@ def outlook_cost(report: Report, games: int) -> None:
         outlook_us = [ms * 1000 for ms in _ms(spent, 0.5, 0.99)]
         move_us = _ms(moves, 0.5)[0] * 1000
         table.add(variant, *outlook_us, move_us, sum(spent) / sum(moves))
-        report.figure(f"solver_rpc.{variant}.outlook_p50_us", statistics.median(spent) * 1e6)
+        section.figure(f"solver_rpc.{variant}.outlook_p50_us", statistics.median(spent) * 1e6)
 
 
 def hint_latency(report: Report, client: SyncEngineClient, hints: int) -> None:
@@ -244,28 +242,14 @@ def hint_latency(report: Report, client: SyncEngineClient, hints: int) -> None:
     for variant in patience.VARIANTS:
         times: list[float] = []
         kinds: dict[int, int] = {}
-        for state in _positions(variant, hints, rng):
-            game = client.new_game(variant, deal=state.deal)
-            # the random position, as the engine made it
-            moves = list(_replay_moves(variant, state, rng))
-            if moves:
-                game = client.apply_moves(game.state, moves)
+        for _ in range(hints):
+            state = _position_in_engine(client, variant, rng)
             started = time.perf_counter()
-            reply = client.hint(game.state)
+            reply = client.hint(state)
             times.append(time.perf_counter() - started)
             kinds[reply.kind] = kinds.get(reply.kind, 0) + 1
         table.add(variant, *_ms(times, 0.5, 0.95, 1.0), kinds.get(1, 0), kinds.get(2, 0))
-        report.figure(f"solver_rpc.{variant}.hint_p95_ms", _percentile(times, 0.95) * 1000)
-
-
-def _position_in_engine(
-    client: SyncEngineClient, variant: str, rng: random.Random
-) -> game_pb2.SealedState:
-    """A position of a random game, as the engine made it."""
-    (target,) = _positions(variant, 1, rng)
-    game = client.new_game(variant, deal=target.deal)
-    moves = _replay_moves(variant, target, rng)
-    return client.apply_moves(game.state, moves).state if moves else game.state
+        section.figure(f"solver_rpc.{variant}.hint_p95_ms", _percentile(times, 0.95) * 1000)
 
 
 def _flood(client: SyncEngineClient, states: list[game_pb2.SealedState]) -> list[float | None]:
@@ -322,12 +306,7 @@ def hint_floods(report: Report, client: SyncEngineClient, settings: Settings) ->
             table.add(variant, label, p50, p99, worst, refused, "1 a flood" if same else searched)
             key = "one" if same else "each"
             flood = {f"flood_{key}_p99_ms": p99, f"flood_{key}_refused": refused}
-            report.record(f"solver_rpc.{variant}", **flood)
-
-
-def _replay_moves(variant: str, target: patience.State, rng: random.Random) -> list[str]:
-    """A few random moves from the target's deal (a position of that game)."""
-    return _played(patience.get_variant(variant).new_game(target.deal), rng)[1]
+            section.record(f"solver_rpc.{variant}", **flood)
 
 
 def _time_moves(client: SyncEngineClient, count: int) -> list[float]:
@@ -341,7 +320,9 @@ def _time_moves(client: SyncEngineClient, count: int) -> list[float]:
     return times
 
 
-def move_latency_beside_searches(report: Report, client: SyncEngineClient, moves: int) -> None:
+def move_latency_beside_searches(
+    report: Report, client: SyncEngineClient, moves: int, search_ms: int
+) -> None:
     section = report.section("ApplyMove beside searches")
     section.note(
         f"{moves} ApplyMove calls one at a time (House on the Hill), with no search,"
@@ -358,37 +339,37 @@ def move_latency_beside_searches(report: Report, client: SyncEngineClient, moves
     stop = threading.Event()
 
     def search() -> None:
-        # Solves of two seconds one after another: the processes stay busy for the
-        # whole measurement, and stop within two seconds of its end (a solve of the
-        # full budget would go on for up to twenty, burning both cores for nothing).
+        # Solves of two seconds (half a second in a quick run) one after another: the
+        # processes stay busy for the whole measurement, and stop within one solve of its
+        # end (a solve of the full budget would go on for up to twenty, burning both
+        # cores for nothing).
         while not stop.is_set():
             try:
-                client.solve(hard.state, max_milliseconds=SEARCH_MILLISECONDS, timeout=10)
+                client.solve(hard.state, max_milliseconds=search_ms, timeout=10)
             except EngineError:
                 return
 
     threads = [threading.Thread(target=search) for _ in range(SEARCHES_BESIDE)]
     for thread in threads:
         thread.start()
-    time.sleep(1.0)  # both searches under way
+    time.sleep(min(1.0, search_ms / 1000))  # both searches under way
     busy = _time_moves(client, moves)
     stop.set()
     for label, times in (("0", quiet), (str(SEARCHES_BESIDE), busy)):
         table.add(label, *_ms(times, 0.5, 0.95, 1.0))
-        report.figure(f"solver_rpc.apply_move_p50_ms.searches_{label}", statistics.median(times))
+        section.figure(f"solver_rpc.apply_move_p50_ms.searches_{label}", statistics.median(times))
     for thread in threads:
         thread.join()
 
 
 def measure_over_grpc(report: Report, settings: Settings) -> None:
     quick = settings.mode == "quick"
-    engine = EngineProcess(
-        workers=1, settings={"ENGINE_SOLVER_PROCESSES": str(SEARCHES_BESIDE)}
-    ).start()
-    try:
-        with SyncEngineClient(engine.target, timeout=30) as client:
-            hint_latency(report, client, hints=1 if quick else HINTS_PER_VARIANT)
-            hint_floods(report, client, settings)
-            move_latency_beside_searches(report, client, moves=20 if quick else MOVES_TIMED)
-    finally:
-        engine.stop()
+    engine_settings = {"ENGINE_SOLVER_PROCESSES": str(SEARCHES_BESIDE)}
+    with (
+        EngineProcess(workers=1, settings=engine_settings) as engine,
+        SyncEngineClient(engine.target, timeout=30) as client,
+    ):
+        hint_latency(report, client, hints=1 if quick else HINTS_PER_VARIANT)
+        hint_floods(report, client, settings)
+        moves = 20 if quick else MOVES_TIMED
+        move_latency_beside_searches(report, client, moves, SEARCH_MILLISECONDS[settings.mode])
