@@ -17,11 +17,11 @@ from bench.harness.stack import Stack
 
 # in the order they run
 PARTS = (
-    "rules", "solver", "engine", "gateway", "growth", "load", "cluster", "scaling", "probes",
-    "leaderboards", "crowding", "accounts",
+    "rules", "solver", "engine", "gateway", "growth", "load", "accounts", "cluster", "scaling",
+    "probes", "leaderboards", "crowding",
 )  # fmt: skip
-# one stack (Redis, engine, gateway, bare endpoint) serves these three, in a row
-SHARED_STACK = frozenset({"gateway", "growth", "load"})
+# one stack (Redis, PostgreSQL, engine, gateway, bare endpoint) serves these, in a row
+SHARED_STACK = frozenset({"gateway", "growth", "load", "accounts"})
 
 
 class PartRun(Protocol):

@@ -3,8 +3,8 @@ with an outside identity (POST /v1/sessions/identity: an OpenID Connect ID token
 verified under the issuer's cached keys) and with a link code (POST /v1/sessions/link,
 the way in there was before), side by side.
 
-The gateway's app runs in this process (httpx through ASGI, no sockets) on a stack's
-Redis, PostgreSQL and engine, with a loopback issuer (bench/harness/identity_issuer.py)
+The gateway's app runs in this process (httpx through ASGI, no sockets) on the shared
+stack's Redis, PostgreSQL and engine, with a loopback issuer (bench/harness/identity_issuer.py)
 whose key set is fetched once and cached: each request's time and this process's CPU
 time are the gateway's work for it plus the client's, the same client for both ways
 in. Each request comes from an address of its own (the ASGI scope's client), as from
@@ -134,21 +134,20 @@ class SignIns:
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
-    del stack  # its own: PostgreSQL with the players it makes
+    assert stack is not None, "the accounts part runs on the shared stack's stores and engine"
     count = settings.accounts_sign_ins
     issuer = LoopbackIssuer().start()
     try:
-        with Stack(players=True) as accounts_stack:
-            timed, fetches = run_fast(SignIns(accounts_stack, issuer, count).run)
+        timed, fetches = run_fast(SignIns(stack, issuer, count).run)
     finally:
         issuer.stop()
     section = report.section("Signing in on a new device: an outside identity and a link code")
     section.note(
         f"{count:,} sign-ins each way, one at a time, the ways taking turns, each from an"
         " address of its own; the gateway's app in the bench process (httpx over ASGI) on"
-        " a stack's Redis, PostgreSQL and engine. CPU: the bench process's (the gateway's"
-        " work and the client's, the same client for each way). The identities' key set"
-        f" was fetched once before the clock started; fetched while measured: {fetches}."
+        " the shared stack's Redis, PostgreSQL and engine. CPU: the bench process's (the"
+        " gateway's work and the client's, the same client for each way). The identities' key"
+        f" set was fetched once before the clock started; fetched while measured: {fetches}."
     )
     table = section.table(
         "way in", "sign-ins", "refused", Column("p50 ms", 2), Column("p95 ms", 2),
