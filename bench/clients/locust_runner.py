@@ -116,20 +116,13 @@ def read_stats(prefix: Path, result: LoadResult, run_seconds: float) -> None:
     result.rows.append(_row("Aggregated", entries, seconds))
 
 
-def read_csv(prefix: Path, result: LoadResult) -> None:
-    """The failure and exception details Locust writes beside its stats."""
-    failures_path = Path(f"{prefix}_failures.csv")
-    if failures_path.exists():
-        with open(failures_path, newline="") as failures:
-            for record in csv.DictReader(failures):
-                result.failures.append(
-                    (record["Name"], record["Error"], int(record["Occurrences"]))
-                )
-    exceptions_path = Path(f"{prefix}_exceptions.csv")
-    if exceptions_path.exists():
-        with open(exceptions_path, newline="") as exceptions:
-            for record in csv.DictReader(exceptions):
-                result.exceptions.append((int(record["Count"]), record["Message"]))
+def read_csv(prefix: Path, kind: str) -> list[dict[str, str]]:
+    """The failure or exception details Locust writes beside its stats."""
+    path = Path(f"{prefix}_{kind}.csv")
+    if not path.exists():
+        return []
+    with open(path, newline="") as details:
+        return list(csv.DictReader(details))
 
 
 def run_locust(
@@ -172,7 +165,10 @@ def run_locust(
                 f"locust exited with {completed.returncode}:\n{completed.stderr[-3000:]}"
             )
         read_stats(prefix, result, seconds)
-        read_csv(prefix, result)
+        for record in read_csv(prefix, "failures"):
+            result.failures.append((record["Name"], record["Error"], int(record["Occurrences"])))
+        for record in read_csv(prefix, "exceptions"):
+            result.exceptions.append((int(record["Count"]), record["Message"]))
     if not any(row.requests for row in result.rows):
         problems = "; ".join(message for _, message in result.exceptions[:3])
         raise RuntimeError(

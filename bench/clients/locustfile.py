@@ -74,20 +74,24 @@ class Player(FastHttpUser):
             self.game_id, self.token = data["id"], data["token"]
             self._remember(r, "create", data)
 
-    def _fetch(self, path: str, name: str, what: str) -> None:
-        """A GET about the current game, whose answer is remembered."""
-        with self.client.get(path, headers=self._headers(), name=name, catch_response=True) as r:
-            data = self._read(r, what, 200)
+    def _play(self, method: str, path: str, name: str, **kwargs: Any) -> None:
+        """A request about the current game, whose answer is remembered."""
+        with self.client.request(method, path, name=name, catch_response=True, **kwargs) as r:
+            if r.status_code == 409 and '"nothing-to-undo"' in (r.text or ""):
+                r.success()  # an undo at the deal: a correct answer, not a failure
+                return
+            data = self._read(r, name, 200)
             if data is not None:
-                self._remember(r, what, data)
+                self._remember(r, name, data)
 
     @task(3)
     def view(self) -> None:
-        self._fetch(f"{GAMES}/{self.game_id}", "view game", "view")
+        self._play("GET", f"{GAMES}/{self.game_id}", "view game", headers=self._headers())
 
     @task(3)
     def list_moves(self) -> None:
-        self._fetch(f"{GAMES}/{self.game_id}/legal-moves", "legal moves", "legal moves")
+        path = f"{GAMES}/{self.game_id}/legal-moves"
+        self._play("GET", path, "legal moves", headers=self._headers())
 
     @task(6)
     def move(self) -> None:
@@ -96,22 +100,9 @@ class Player(FastHttpUser):
             return
         body = {"move": random.choice(self.moves)}
         path = f"{GAMES}/{self.game_id}/moves"
-        headers = self._headers(if_match=True)
-        with self.client.post(
-            path, json=body, headers=headers, name="move", catch_response=True
-        ) as r:
-            data = self._read(r, "move", 200)
-            if data is not None:
-                self._remember(r, "move", data)
+        self._play("POST", path, "move", json=body, headers=self._headers(if_match=True))
 
     @task(1)
     def undo(self) -> None:
         path = f"{GAMES}/{self.game_id}/undo"
-        headers = self._headers(if_match=True)
-        with self.client.post(path, headers=headers, name="undo", catch_response=True) as r:
-            if r.status_code == 409 and '"nothing-to-undo"' in (r.text or ""):
-                r.success()  # at the deal: a correct answer, not a failure
-                return
-            data = self._read(r, "undo", 200)
-            if data is not None:
-                self._remember(r, "undo", data)
+        self._play("POST", path, "undo", headers=self._headers(if_match=True))

@@ -37,11 +37,9 @@ def cpu_seconds_by_pid(pid: int) -> dict[int, float]:
     """CPU seconds (user + system) of a process and of each of its descendants."""
     seconds: dict[int, float] = {}
     for proc in process_tree(pid):
-        try:
+        with contextlib.suppress(psutil.NoSuchProcess):
             times = proc.cpu_times()
-        except psutil.NoSuchProcess:
-            continue
-        seconds[proc.pid] = times.user + times.system
+            seconds[proc.pid] = times.user + times.system
     return seconds
 
 

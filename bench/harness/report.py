@@ -18,15 +18,8 @@ from bench.harness.stats import Measurement
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
-    """A number as a table writes it: thousands separated, no decimals from 1,000 on,
-    `-` when there is none."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if abs(value) >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:,.{digits}f}"
+    """A number as a table writes it, for a note."""
+    return Column("", digits).cell(value)
 
 
 def pct(value: float | None) -> str:
@@ -42,10 +35,11 @@ def _is_number(value: object) -> bool:
 
 @dataclass(frozen=True)
 class Column:
-    """A column's header, and how its numbers are written: `digits` decimals (fmt), then
-    `unit`; or, with `percent`, a share as a percentage with `digits` decimals. Several
-    values in one cell are joined by `joiner`; a text is written as it is, a missing
-    value (None, NaN) as `-`, a yes-or-no as `yes` or `no`."""
+    """A column's header, and how its numbers are written: thousands separated, `digits`
+    decimals below 1,000 and none from there on, then `unit`; or, with `percent`, a share
+    as a percentage with `digits` decimals. Several values in one cell are joined by
+    `joiner`; a text is written as it is, a missing value (None, NaN) as `-`, a yes-or-no
+    as `yes` or `no`."""
 
     header: str
     digits: int = 1
@@ -63,7 +57,9 @@ class Column:
         if isinstance(value, int | float):
             if self.percent:
                 return f"{value * 100:.{self.digits}f}%"
-            return fmt(value, self.digits) + self.unit
+            digits = 0 if abs(value) >= 1000 else self.digits
+            text = f"{value:,}" if isinstance(value, int) else f"{value:,.{digits}f}"
+            return text + self.unit
         return str(value)
 
 

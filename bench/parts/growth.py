@@ -29,7 +29,7 @@ from bench.harness.event_loop import run_fast
 from bench.harness.report import Column, Report, Section
 from bench.harness.settings import Settings
 from bench.harness.stack import Stack
-from bench.harness.stats import percentile
+from bench.harness.stats import percentile_ms
 
 MEMORY_GOAL_BYTES = 4096
 UNDO_WINDOW = 10
@@ -56,15 +56,10 @@ class Growth:
 async def game_memory(redis_url: str, game_id: str) -> tuple[int, int]:
     """(number of keys, bytes) of every Redis key that names the game: the gateway
     puts the game id in a hash tag, `{<id>}`, in each of the game's keys."""
-    client = aioredis.from_url(redis_url, socket_timeout=30.0)
-    try:
+    async with aioredis.from_url(redis_url, socket_timeout=30.0) as client:
         keys = [key async for key in client.scan_iter(match=f"*{{{game_id}}}*", count=1000)]
-        total = 0
-        for key in keys:
-            total += int(await client.memory_usage(key, samples=0) or 0)
-        return len(keys), total
-    finally:
-        await client.aclose()
+        sizes = [await client.memory_usage(key, samples=0) for key in keys]
+        return len(keys), sum(int(size or 0) for size in sizes)
 
 
 class LongGame:
@@ -178,9 +173,8 @@ def write_growth(section: Section, growth: Growth) -> None:
     for request, name, where, span in rows:
         if not span:
             continue
-        ordered = sorted(span)
         middle = median(span) * 1000
-        table.add(request, where, middle, percentile(ordered, 0.95) * 1000, ordered[-1] * 1000)
+        table.add(request, where, middle, percentile_ms(span, 0.95), max(span) * 1000)
         section.figure(f"growth.{name}.median_ms", middle)
     ratio = median(growth.late) / median(growth.early)
     section.note(f"Moves, late / early median: **{ratio:.2f}** (flat is about 1).")

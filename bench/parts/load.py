@@ -36,30 +36,11 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
     write_load(report.section("Load test (Locust)"), result)
 
 
-def run_load(
-    *,
-    users: int,
-    spawn_rate: float,
-    run_time: str,
-    host: str | None,
-    engine_workers: int = 1,
-    processes: int = 1,
-) -> LoadResult:
-    if host:
-        return run_locust(host, users, spawn_rate, run_time, processes)
-    with Stack(engine_workers=engine_workers) as stack:
-        return run_locust(stack.base_url, users, spawn_rate, run_time, processes)
-
-
-def _generator(processes: int) -> str:
-    if processes == 1:
-        return "one process"
-    return f"a master and {processes} worker processes"
-
-
 def write_load(section: Section, result: LoadResult) -> None:
+    processes = result.processes
+    generator = f"a master and {processes} worker processes" if processes > 1 else "one process"
     section.note(
-        f"Locust (FastHttpUser, geventhttpclient), headless, {_generator(result.processes)}:"
+        f"Locust (FastHttpUser, geventhttpclient), headless, {generator}:"
         f" {result.users} users spawned at"
         f" {result.spawn_rate:g}/s for {result.run_time} against {result.host}. Mix per"
         " player: create 1, view 3, legal moves 3, move 6 (a listed legal move, If-Match),"
@@ -101,10 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
     parse_run_time(args.run_time)  # a bad value fails before anything starts
-    result = run_load(
-        users=args.users, spawn_rate=args.spawn_rate, run_time=args.run_time,
-        host=args.host, engine_workers=args.engine_workers, processes=args.processes,
-    )  # fmt: skip
+    load = (args.users, args.spawn_rate, args.run_time, args.processes)
+    if args.host:
+        result = run_locust(args.host, *load)
+    else:
+        with Stack(engine_workers=args.engine_workers) as stack:
+            result = run_locust(stack.base_url, *load)
     report = Report(title="patience-engine: load test")
     write_load(report.section("Load test (Locust)"), result)
     md_path, _ = report.write(args.output_dir, stem="load")

@@ -12,6 +12,7 @@ then while the slow connections are held.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,21 +88,17 @@ class GatewayProber:
         name = f"{LONG_LINE_BYTES // 1000} kB request line"
         run.probes.append(await watched(name, "long_line", line))
         for target in (0, s.probe_slow_clients):
-            run.slow.append(await self._slow(target))
+            slow = http.slow_clients(
+                *at,
+                target,
+                byte_every=s.probe_timeout_seconds * SLOW_BYTE_EVERY_PART,
+                ramp_seconds=s.probe_slow_ramp_seconds if target else 0.0,
+                measure_seconds=s.probe_slow_seconds,
+                ordinary_per_second=s.probe_ordinary_per_second,
+                server_pid=self.pid,
+            )
+            run.slow.append(await slow)
         return run
-
-    async def _slow(self, target: int) -> SlowClientsResult:
-        s = self.settings
-        return await http.slow_clients(
-            self.host,
-            self.port,
-            target,
-            byte_every=s.probe_timeout_seconds * SLOW_BYTE_EVERY_PART,
-            ramp_seconds=s.probe_slow_ramp_seconds if target else 0.0,
-            measure_seconds=s.probe_slow_seconds,
-            ordinary_per_second=s.probe_ordinary_per_second,
-            server_pid=self.pid,
-        )
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
@@ -127,13 +124,10 @@ def run(report: Report, settings: Settings, stack: Stack | None) -> None:
 
 def _what(outcomes: list[Outcome]) -> str:
     """What the server did, the same outcomes counted together."""
-    seen: dict[str, int] = {}
-    for outcome in outcomes:
-        if outcome.status is not None:
-            key = f"`{outcome.status}`"
-        else:
-            key = "closed, no answer" if outcome.closed else "no answer"
-        seen[key] = seen.get(key, 0) + 1
+    seen = Counter(
+        f"`{o.status}`" if o.status is not None else ("closed, " if o.closed else "") + "no answer"
+        for o in outcomes
+    )
     return ", ".join(key if n == 1 else f"{key} x{n}" for key, n in seen.items())
 
 

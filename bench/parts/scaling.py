@@ -125,15 +125,8 @@ def measure_level(settings: Settings, plan: EndlessGame, processes: int, loaders
 
 
 def levels_for(cores: int, wanted: tuple[int, ...]) -> list[int]:
-    if wanted:
-        return list(wanted)
-    levels, p = [], 1
-    while p <= cores:
-        levels.append(p)
-        p *= 2
-    if levels[-1] != cores:
-        levels.append(cores)
-    return levels
+    """The levels asked for, or 1, 2, 4, ... up to the cores, and the cores."""
+    return list(wanted) or sorted({*(2**n for n in range(cores.bit_length())), cores})
 
 
 def run(report: Report, settings: Settings, stack: Stack | None) -> None:
