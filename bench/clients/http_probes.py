@@ -94,27 +94,13 @@ async def exchange(
             await writer.wait_closed()
 
 
-def _get(path: str, extra: bytes = b"") -> bytes:
-    return b"GET " + path.encode() + b" HTTP/1.1\r\nHost: probe\r\n" + extra
-
-
-async def huge_header(host: str, port: int, size: int, wait: float) -> Outcome:
-    """One header of `size` bytes on GET /livez."""
-    return await exchange(host, port, _get("/livez", b"X-Big: "), size, b"\r\n\r\n", wait)
-
-
-async def short_body(host: str, port: int, wait: float) -> Outcome:
-    """A POST declaring a 50-byte body that sends 1 byte and then nothing."""
-    head = (
-        b"POST /v1/games HTTP/1.1\r\nHost: probe\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 50\r\n\r\n{"
-    )
-    return await exchange(host, port, head, wait=wait)
-
-
-async def silent_connection(host: str, port: int, wait: float) -> Outcome:
-    """A connection that sends nothing at all: how long until the server drops it."""
-    return await exchange(host, port, b"", wait=wait)
+# a GET /livez, its headers to follow
+LIVEZ = b"GET /livez HTTP/1.1\r\nHost: probe\r\n"
+# a POST declaring a 50-byte body that sends 1 byte and then nothing
+SHORT_BODY = (
+    b"POST /v1/games HTTP/1.1\r\nHost: probe\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 50\r\n\r\n{"
+)
 
 
 async def idle_after_request(host: str, port: int, wait: float) -> float | None:
@@ -122,7 +108,7 @@ async def idle_after_request(host: str, port: int, wait: float) -> float | None:
     still open after `wait`)."""
     reader, writer = await asyncio.open_connection(host, port)
     try:
-        writer.write(_get("/livez", b"\r\n"))
+        writer.write(LIVEZ + b"\r\n")
         await writer.drain()
         status, _ = await _read_status(reader, 10)
         if status is None:
@@ -141,16 +127,6 @@ async def idle_after_request(host: str, port: int, wait: float) -> float | None:
         writer.close()
         with contextlib.suppress(ConnectionError, OSError):
             await writer.wait_closed()
-
-
-async def many_headers(host: str, port: int, count: int, wait: float) -> Outcome:
-    extra = b"".join(b"X-H%d: v\r\n" % index for index in range(count)) + b"\r\n"
-    return await exchange(host, port, _get("/livez", extra), wait=wait)
-
-
-async def long_request_line(host: str, port: int, size: int, wait: float) -> Outcome:
-    head = b"GET /livez?q="
-    return await exchange(host, port, head, size, b" HTTP/1.1\r\nHost: probe\r\n\r\n", wait)
 
 
 @dataclass
@@ -176,7 +152,7 @@ async def _ordinary_request(host: str, port: int, timeout: float) -> float:
     async with asyncio.timeout(timeout):
         reader, writer = await asyncio.open_connection(host, port)
         try:
-            writer.write(_get("/livez", b"Connection: close\r\n\r\n"))
+            writer.write(LIVEZ + b"Connection: close\r\n\r\n")
             await writer.drain()
             data = await reader.read()
         finally:
@@ -209,7 +185,7 @@ def _hold_slow_connections(
             with counters.get_lock():
                 counters[HELD] += 1
             try:
-                writer.write(b"GET /livez HTTP/1.1\r\nHost: probe\r\nX-Slow: ")
+                writer.write(LIVEZ + b"X-Slow: ")
                 while not stop.is_set():
                     await writer.drain()
                     with contextlib.suppress(TimeoutError):

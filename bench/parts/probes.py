@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any
 
 from bench.clients import http_probes as http
 from bench.clients.http_probes import Outcome, SlowClientsResult
@@ -52,41 +50,48 @@ class ProbeRun:
 
 class GatewayProber:
     def __init__(self, port: int, pid: int, settings: Settings) -> None:
-        self.host, self.port, self.pid = LOOPBACK, port, pid
+        self.at, self.pid = (LOOPBACK, port), pid
         self.settings = settings
         timeout = settings.probe_timeout_seconds
         self.wait = 3 * timeout + 10  # far past what the server should take
 
-    async def _watched(self, name: str, key: str, *calls: Coroutine[Any, Any, Outcome]) -> Probe:
+    async def _watched(
+        self, name: str, key: str, head: bytes, filler: int = 0, tail: bytes = b"", times: int = 1
+    ) -> Probe:
+        """`times` requests at once (http.exchange: `head`, `filler` bytes, `tail`), the
+        gateway's memory watched meanwhile."""
         watch = MemoryWatch(self.pid)
         with watch.watching():
-            outcomes = await asyncio.gather(*calls)
+            sends = [http.exchange(*self.at, head, filler, tail, self.wait) for _ in range(times)]
+            outcomes = await asyncio.gather(*sends)
         return Probe(name, key, list(outcomes), watch.before_mib, watch.peak_mib)
 
     async def run(self) -> ProbeRun:
-        s, at, wait, watched = self.settings, (self.host, self.port), self.wait, self._watched
-        big, each = int(s.probe_header_mib * MIB), int(s.probe_concurrent_mib * MIB)
-        concurrent = [http.huge_header(*at, each, wait) for _ in range(s.probe_concurrent_headers)]
+        s, at, wait, watched = self.settings, self.at, self.wait, self._watched
+        header, end = http.LIVEZ + b"X-Big: ", b"\r\n\r\n"
+        concurrent = s.probe_concurrent_headers
         run = ProbeRun()
         run.probes += [
-            await watched(f"one {s.probe_header_mib:g} MiB header", "huge_header",
-                          http.huge_header(*at, big, wait)),
-            await watched(f"{len(concurrent)} concurrent {s.probe_concurrent_mib:g} MiB headers",
-                          "concurrent_headers", *concurrent),
+            await watched(f"one {s.probe_header_mib:g} MiB header", "huge_header", header,
+                          int(s.probe_header_mib * MIB), end),
+            await watched(f"{concurrent} concurrent {s.probe_concurrent_mib:g} MiB headers",
+                          "concurrent_headers", header, int(s.probe_concurrent_mib * MIB), end,
+                          concurrent),
         ]  # fmt: skip
         # the three that wait for a timeout run side by side
         idle = asyncio.ensure_future(http.idle_after_request(*at, wait))
         run.probes += await asyncio.gather(
-            watched("body declaring 50 bytes, sending 1", "short_body", http.short_body(*at, wait)),
-            watched("connection that sends nothing", "silent", http.silent_connection(*at, wait)),
+            watched("body declaring 50 bytes, sending 1", "short_body", http.SHORT_BODY),
+            watched("connection that sends nothing", "silent", b""),
         )
         run.idle_closed_after = await idle
         for count in HEADER_COUNTS:
-            many = http.many_headers(*at, count, wait)
+            headers = b"".join(b"X-H%d: v\r\n" % index for index in range(count))
+            many = http.LIVEZ + headers + b"\r\n"
             run.probes.append(await watched(f"{count:,} headers", f"headers_{count}", many))
-        line = http.long_request_line(*at, LONG_LINE_BYTES, wait)
         name = f"{LONG_LINE_BYTES // 1000} kB request line"
-        run.probes.append(await watched(name, "long_line", line))
+        tail = b" HTTP/1.1\r\nHost: probe\r\n\r\n"
+        run.probes.append(await watched(name, "long_line", b"GET /livez?q=", LONG_LINE_BYTES, tail))
         for target in (0, s.probe_slow_clients):
             slow = http.slow_clients(
                 *at,
