@@ -155,8 +155,6 @@ class CrowdingBench:
         }
         return Stack(launched_in=self.data_dir, gateway_env=env)
 
-    # ------------------------------------------------------------------ the pools
-
     async def _clear_pools(self, client: aioredis.Redis) -> None:
         """No pool, no pool wanted, no refill lock: the next start fills them from empty."""
         keys = [key async for key in client.scan_iter(match="winnable:*")]
@@ -168,8 +166,6 @@ class CrowdingBench:
         async for key in client.scan_iter(match="winnable:{*"):
             total += int(await client.llen(key))
         return total
-
-    # ------------------------------------------------------------------ load
 
     async def setup(self, serve: Stack) -> None:
         """On the first start (a quiet one, before its window): PostgreSQL's data made,

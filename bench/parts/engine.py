@@ -17,7 +17,6 @@ import secrets
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import patience
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -58,17 +57,11 @@ SEAL_STATES_PER_VARIANT = 40
 SEAL_REPEATS = 5
 
 
-@dataclass
-class EngineRun:
-    """What one engine set-up gave: the measurements, and how often a game restarted."""
-
-    results: dict[str, Measurement]
-    new_games_per_apply: float
-
-
 async def measure_engine(
     engines: Sequence[EngineProcess], settings: Settings, *, with_cycle: bool
-) -> EngineRun:
+) -> tuple[dict[str, Measurement], float]:
+    """The measurements of one engine set-up, and how often a game restarted (NewGame
+    calls per forward-play ApplyMove)."""
     workers = sum(engine.workers for engine in engines)
     # With several replicas the channel count is a multiple of theirs, so that rotating
     # over the channels alternates between the replicas.
@@ -96,7 +89,7 @@ async def measure_engine(
             await cycle.apply(0)
             loops["cycle"] = (cycle.apply, cpu)
         results = await alternate(loops, settings.engine_concurrency, settings)
-        return EngineRun(results, forward.new_games / max(forward.applied, 1))
+        return results, forward.new_games / max(forward.applied, 1)
     finally:
         await asyncio.gather(*(c.close() for c in channels))
 
@@ -136,12 +129,12 @@ def measure_over_grpc(report: Report, settings: Settings) -> None:
                     running.enter_context(EngineProcess(workers=workers, seal_key=seal_key))
                     for _ in range(replicas)
                 ]
-                run = asyncio.run(measure_engine(engines, settings, with_cycle=replicas == 1))
+                measured = measure_engine(engines, settings, with_cycle=replicas == 1)
+                results, new_games = asyncio.run(measured)
             kind = "sealed" if sealed else "unsealed"
-            write_pair(section, table, f"engine.{name}.{kind}", run.results,
-                       [label, kind])  # fmt: skip
-            section.figure(f"engine.{name}.{kind}.new_games_per_apply", run.new_games_per_apply)
-            restarts.append(f"{label} {kind}: {run.new_games_per_apply * 100:.1f}")
+            write_pair(section, table, f"engine.{name}.{kind}", results, [label, kind])
+            section.figure(f"engine.{name}.{kind}.new_games_per_apply", new_games)
+            restarts.append(f"{label} {kind}: {new_games * 100:.1f}")
     section.note(
         "Apply / empty (rate) is the goal's figure. Both server and load generator share"
         " the machine's cores, so when the client's CPU per call is near the server's the"
@@ -181,9 +174,6 @@ def write_pair(
         table.add(*first_cells, label, *measurement_cells(m), by_rate, met, by_cpu)
         section.measurement(f"{prefix}.{name}", m)
         section.first_error(f"{' '.join(first_cells)}, {label}", m.first_error)
-
-
-# --- sealing a state, in-process ----------------------------------------------------
 
 
 def sample_sealed_states() -> list[bytes]:

@@ -81,9 +81,6 @@ ME_PATH = f"{TOP_PATH}&around={AROUND}"
 NAMES_SQL = "SELECT id, display_name FROM players WHERE id = ANY(%s)"
 
 
-# ---------------------------------------------------------------------- the board
-
-
 @dataclass
 class Board:
     """What was written: every player's score, and the sampled players' tokens."""
@@ -169,9 +166,6 @@ def check_read(board: Board, body: dict[str, Any], player: str | None) -> None:
             raise RuntimeError(f"the reading player is not on the board: {body['me']}")
         if not 1 <= len(body["around"]) <= 2 * AROUND + 1:
             raise RuntimeError(f"{len(body['around'])} players around")
-
-
-# ---------------------------------------------------------------------- the readers
 
 
 class Readers(Players):
@@ -270,9 +264,6 @@ class Floors:
         await self.redis.aclose()
 
 
-# ---------------------------------------------------------------------- the step profile
-
-
 class StepClock:
     """Wall time and this process's CPU time spent in each named step, summed over the
     reads (one read at a time, so the CPU time of a step is the step's own)."""
@@ -364,9 +355,6 @@ async def profile_steps(stack: Stack, board: Board, reads: int) -> StepClock:
     return clock
 
 
-# ---------------------------------------------------------------------- measuring
-
-
 @dataclass
 class Results:
     # per client count, the reads and their floors by name (HTTP_ROWS, FLOOR_ROWS)
@@ -419,9 +407,6 @@ async def measure(stack: Stack, board: Board, settings: Settings) -> Results:
         await floors.close()
     profile = await profile_steps(stack, board, PROFILED_READS.get(settings.mode, 200))
     return Results(levels, sweep, profile)
-
-
-# ---------------------------------------------------------------------- the report
 
 
 HTTP_ROWS = (
