@@ -207,18 +207,13 @@ class LauncherProcess(HttpServerProcess):
         )  # fmt: skip
         super().__init__("serve", args, env, port)
 
-    def start(self) -> Self:
-        super().start()
-        deadline = time.monotonic() + LAUNCH_SECONDS
-        while "patience is ready" not in self.output():
-            self.check_alive()
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"patience serve did not get ready:\n{self.output()}")
-            time.sleep(0.05)
-        return self
-
     def wait_for_port(self, host: str, port: int, timeout: float = LAUNCH_SECONDS) -> None:
         super().wait_for_port(host, port, timeout)
+
+    def answer(self, host: str, port: int) -> None:
+        """Raises until it says it is ready: every service it started answers."""
+        if "patience is ready" not in self.output():
+            raise OSError("patience serve is not ready yet")
 
     @property
     def redis_url(self) -> str:
