@@ -359,6 +359,18 @@ async def test_the_size_limit_in_front_reaches_the_route_as_its_own_413() -> Non
     assert outcome.status == 413
 
 
+async def test_a_streamed_body_of_exactly_the_limit_passes_and_one_byte_more_is_refused() -> None:
+    # a 10-byte limit, no Content-Length: counted as the chunks arrive
+    exact = b'{"a": 123}'
+    assert len(exact) == 10
+    outcome = await drive(chunked(exact[:4], exact[4:]), without_length(b""), outside=BodySizeLimit)
+    outcome.passed(exact)
+    over = b'{"a": 1234}'
+    outcome = await drive(chunked(over[:4], over[4:]), without_length(b""), outside=BodySizeLimit)
+    assert isinstance(outcome.route.refusal, BodyTooLarge)
+    assert outcome.status == 413
+
+
 @pytest.mark.parametrize("head", [b'{"a"', b"[" * 40], ids=["valid-so-far", "too-deep-so-far"])
 async def test_a_disconnect_mid_body_reaches_the_route_then_the_live_receive(
     head: bytes,
