@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 import jwt
@@ -48,11 +46,6 @@ LEEWAY_SECONDS: Final = 5
 def key_id(public: Ed25519PublicKey) -> str:
     raw = public.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     return hashlib.sha256(raw).hexdigest()[:16]
-
-
-def new_private_key() -> str:
-    """A fresh key, as its 32-byte seed in hex (the form key files hold)."""
-    return secrets.token_hex(32)
 
 
 def parse_private_key(text: str) -> Ed25519PrivateKey:
@@ -114,12 +107,6 @@ class KeySet:
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> KeySet:
         return cls(parse_private_key(text) for text in texts if text.strip())
-
-    @classmethod
-    def from_file(cls, path: Path) -> KeySet:
-        """A key file: one key per line (hex), the current one first; # comments."""
-        lines = path.read_text(encoding="ascii").splitlines()
-        return cls.from_texts(line for line in lines if not line.lstrip().startswith("#"))
 
 
 class AccessTokens:

@@ -117,10 +117,6 @@ class OutsideIdentities:
         }
         self.retry_after = retry_after
 
-    @property
-    def configured(self) -> bool:
-        return bool(self._issuers)
-
     async def verify(self, id_token: str, nonce: str | None = None) -> OutsideIdentity:
         """The identity an ID token proves, or the problem that refuses it."""
         if len(id_token) > MAX_ID_TOKEN_CHARS:

@@ -17,7 +17,6 @@ from psycopg import AsyncConnection
 from patience_gateway.players.names import name_key
 from patience_gateway.problems import ProblemError
 
-PLAYER_ID_PATTERN = r"^[A-Za-z0-9_-]{22}$"
 _NAME_INDEX = "players_by_name_key"
 
 

@@ -83,29 +83,3 @@ async def attempts_of(connection: AsyncConnection, player_id: str, day: date) ->
         )
     ).fetchall()
     return {str(row[0]): str(row[1]) for row in rows}
-
-
-@dataclass(frozen=True, slots=True)
-class DayPlayed:
-    day: date
-    won: bool
-
-
-async def days_played(
-    connection: AsyncConnection, player_id: str, variant: str | None
-) -> list[DayPlayed]:
-    """The days the player attempted a daily deal (of one variant, or any), oldest
-    first, each with whether a first attempt that day was won."""
-    where, params = "a.player_id = %s", [player_id]
-    if variant is not None:
-        where += " AND a.variant = %s"
-        params.append(variant)
-    rows = await (
-        await connection.execute(
-            "SELECT a.day, bool_or(g.outcome = 'won') FROM daily_attempts a "
-            "LEFT JOIN games g ON g.id = a.game_id "
-            f"WHERE {where} GROUP BY a.day ORDER BY a.day",
-            params,
-        )
-    ).fetchall()
-    return [DayPlayed(row[0], bool(row[1])) for row in rows]

@@ -156,11 +156,6 @@ class GameRecord:
         return self.finished_ms is not None
 
     @property
-    def given_up(self) -> bool:
-        """Ended by the player or by time (resigned, abandoned): no more changes."""
-        return self.outcome in GIVEN_UP
-
-    @property
     def clean(self) -> bool | None:
         """Won without undo, redo, restart or hint; None while the game is not won."""
         if self.outcome != WON:
