@@ -7,6 +7,10 @@ prove."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import patience
@@ -26,6 +30,8 @@ from patience.variant import rules_of
 
 from tests.oracle.positions import position
 from tests.solver.positions import plain_verdict
+
+REPO = Path(__file__).resolve().parents[2]
 
 LOST = [
     # the king of hearts on its queen, the spades' two under their three
@@ -155,26 +161,54 @@ def test_games_without_dead_ends(variant_id: str) -> None:
     assert dead_end_check(Model(rules_of(state), state.deal)) is None
 
 
-# A compiled class cannot have a method replaced: this runs on the Python modules (the
-# reference, which test_native.py holds the compiled ones to).
-@pytest.mark.skipif(native.compiled(), reason="the solver runs its compiled modules")
+def stuck_card_alone(notation: str) -> tuple[bool, bool]:
+    """The dead-end check of a position, then again (the pile's verdict from the
+    cache), with the relaxed game saying nothing: its method replaced, which only the
+    Python modules allow (a compiled class's methods cannot be)."""
+    original = Relaxation.hopeless
+    Relaxation.hopeless = lambda self, pos: False  # type: ignore[method-assign]
+    try:
+        state = patience.parse_state(notation)
+        model = Model(rules_of(state), state.deal)
+        dead = dead_end_check(model)
+        assert dead is not None
+        pos = model.position(state)
+        return dead(pos), dead(pos)
+    finally:
+        Relaxation.hopeless = original  # type: ignore[method-assign]
+
+
 @pytest.mark.parametrize(
     "notation",
     [p.values[0] for p in LOST if p.values[1] == "stuck"],
     ids=["lucie", "lucie-two-cards", "bisley"],
 )
-def test_a_stuck_card_alone_is_a_dead_end(notation: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stuck_card_alone_is_a_dead_end(notation: str) -> None:
     """The stuck-card check answers before the relaxed game is played (it is the cheap
     one): with the relaxation saying nothing, the position is still a dead end, and
-    again when the pile's verdict comes from the cache."""
-    monkeypatch.setattr(Relaxation, "hopeless", lambda self, pos: False)
-    state = patience.parse_state(str(notation))
-    model = Model(rules_of(state), state.deal)
-    dead = dead_end_check(model)
-    assert dead is not None
-    pos = model.position(state)
-    assert dead(pos) is True
-    assert dead(pos) is True  # the pile's verdict cached
+    again when the pile's verdict comes from the cache. Where this process runs the
+    compiled modules, the Python ones (their reference, test_native.py) answer in a
+    process of their own."""
+    if not native.compiled():
+        assert stuck_card_alone(notation) == (True, True)
+        return
+    done = subprocess.run(
+        [sys.executable, "-c", _STUCK_CARD_ALONE, notation],
+        cwd=REPO,
+        env={**os.environ, native.SPEED_PATHS: "off"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
+_STUCK_CARD_ALONE = """
+import sys
+from patience.solver import native
+from tests.solver.test_dead_ends import stuck_card_alone
+print(native.compiled(), *stuck_card_alone(sys.argv[1]))
+"""
 
 
 @pytest.mark.parametrize(
