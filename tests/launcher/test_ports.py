@@ -6,7 +6,9 @@
 - a gateway started past the launcher's own check, on a port a gateway serves, stops at
   once, naming the port, and the first serves on;
 - the launcher takes no readiness answer from another server on its gateway's port: only
-  an answer with the instance id it gave its gateway counts.
+  an answer with the instance id it gave its gateway counts;
+- the ports a process chooses for its services differ, though the kernel hands a port
+  just released out again.
 """
 
 from __future__ import annotations
@@ -226,3 +228,12 @@ def test_the_gateway_answers_its_instance_id(redis_url: str, engine: EngineThrea
     finally:
         gateway.terminate()
         gateway.wait(60)
+
+
+def test_the_ports_a_process_chooses_all_differ() -> None:
+    """`patience serve` chooses the ports of its services (gRPC, Redis, PostgreSQL,
+    metrics) before each has bound its own, and the kernel hands out a port just
+    released again (some 8 times in 500 choices in a row here): without remembering
+    its choices, a launcher now and then gave its Redis and its engine one port."""
+    chosen = [free_port() for _ in range(2000)]
+    assert len(set(chosen)) == len(chosen)

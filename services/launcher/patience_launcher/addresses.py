@@ -29,11 +29,34 @@ def _family(host: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in unbracket(host) else socket.AF_INET
 
 
+# The ports this process has chosen for its servers. A port is free only until its
+# server binds it, and the kernel hands out a port just released again (measured here:
+# about 8 repeats in 500 choices in a row), so a launcher that chooses the ports of
+# several services before they have all bound would now and then give two of them one.
+_chosen: set[int] = set()
+
+
+def choose(port: int) -> int:
+    """`port`, kept from the choices of `free_port` in this process from now on."""
+    _chosen.add(port)
+    return port
+
+
 def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that nothing listens on right now on `host`."""
-    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
-        sock.bind((unbracket(host), 0))
-        return int(sock.getsockname()[1])
+    """A TCP port that nothing listens on right now on `host`, and that this process
+    has not chosen before (`choose`)."""
+    held: list[socket.socket] = []  # bound meanwhile, so that the kernel offers others
+    try:
+        while True:
+            sock = socket.socket(_family(host), socket.SOCK_STREAM)
+            held.append(sock)
+            sock.bind((unbracket(host), 0))
+            port = int(sock.getsockname()[1])
+            if port not in _chosen:
+                return choose(port)
+    finally:
+        for sock in held:
+            sock.close()
 
 
 def port_is_free(host: str, port: int) -> bool:

@@ -105,7 +105,7 @@ def choose_port(host: str, port: int, flag: str) -> int:
         return addresses.free_port(addresses.unbracket(host) or DEFAULT_HOST)
     if not addresses.port_is_free(host, port):
         raise UsageError(f"port {port} on {host} is in use: stop what uses it or pass {flag}")
-    return port
+    return addresses.choose(port)
 
 
 def split_listen(listen: str) -> tuple[str, int]:
