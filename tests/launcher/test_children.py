@@ -1,4 +1,5 @@
-"""ChildProcess stops a service together with everything it started."""
+"""ChildProcess stops a service together with everything it started, and relays its
+output whole lines apart from the launcher's own."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from patience_launcher.children import ChildProcess, group_alive
+from patience_launcher.supervisor import say
 
+from tests.launcher.launcher_run import launcher_lines
 from tests.launcher.processes import descendants, read_proc, still_running
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
@@ -161,3 +165,26 @@ def test_a_child_runs_as_the_user_it_is_given_and_still_dies_with_its_launcher()
         launcher.wait()
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_the_launchers_lines_and_a_childs_relayed_lines_never_share_a_line(
+    tmp_path: Path,
+) -> None:
+    """Standard error as it is under PYTHONUNBUFFERED (each write goes out at once),
+    written by the launcher (`say`) while a thread relays a chatty child's lines: every
+    line is one of the two, whole."""
+    path = tmp_path / "stderr"
+    with open(path, "wb", buffering=0) as raw:
+        stream = io.TextIOWrapper(raw, line_buffering=True, write_through=True)
+        lines = "for _ in range(5000): print('{\"x\": 1}')"
+        child = ChildProcess("chatty", [sys.executable, "-c", lines], {}, output=stream).start()
+        said = 0
+        while child.exit_code() is None:
+            say("a line of the launcher's own", stream=stream)
+            said += 1
+        assert child.stop(timeout=10) == 0
+        stream.flush()
+    written = path.read_text()
+    relayed = [line for line in written.splitlines() if line.startswith("chatty  |")]
+    assert relayed == ['chatty  | {"x": 1}'] * 5000
+    assert len(launcher_lines(written)) == said

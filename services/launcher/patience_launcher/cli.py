@@ -57,7 +57,13 @@ from patience_launcher.services import (
 )
 from patience_launcher.settings import LauncherSettings
 from patience_launcher.solve_command import add_solve_command
-from patience_launcher.supervisor import ServiceFailed, StopRequested, Supervisor, say
+from patience_launcher.supervisor import (
+    ServiceFailed,
+    StopRequested,
+    Supervisor,
+    say,
+    write_whole,
+)
 from patience_launcher.workers import cores, split_workers
 
 DEFAULT_HTTP_PORT = 8000
@@ -131,7 +137,7 @@ def run_services(supervisor: Supervisor, start: Callable[[], list[str]]) -> int:
     supervisor.install_signal_handlers()
     try:
         banner = start()
-        print("\n".join(banner), flush=True)
+        write_whole(sys.stdout, "\n".join(banner))
         supervisor.wait()
         return 0
     except StopRequested:

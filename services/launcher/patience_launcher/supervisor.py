@@ -227,7 +227,16 @@ def say(message: str, level: int = logging.INFO, stream: IO[str] | None = None) 
     by default."""
     record = logging.LogRecord(LOGGER, level, "", 0, message, None, None)
     with contextlib.suppress(OSError, ValueError):  # the terminal may be gone
-        print(_LINES.format(record), file=sys.stderr if stream is None else stream, flush=True)
+        write_whole(sys.stderr if stream is None else stream, _LINES.format(record))
+
+
+def write_whole(stream: IO[str], text: str) -> None:
+    """`text` and its line end in one write, then flushed. The children's output is
+    written to the same stream by threads of their own (`children`), and where the
+    stream writes through (PYTHONUNBUFFERED) `print`'s two writes, the text and then
+    its line end, let another thread's line in between: two JSON lines on one."""
+    stream.write(text + "\n")
+    stream.flush()
 
 
 def describe_exit(name: str, code: int, output: str) -> str:
