@@ -24,7 +24,7 @@ import time
 from collections.abc import Sequence
 
 import httpx
-from patience_launcher.redis_server import free_port
+from patience_launcher.addresses import free_port
 
 from bench.harness.report import Column, Table, table
 from bench.harness.stack import Stack

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
-from patience_launcher.redis_server import free_port
+from patience_launcher.addresses import free_port
 
 from tests.gateway.engines import EngineThread
 from tests.gateway.helpers import killed_late

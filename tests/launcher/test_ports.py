@@ -8,7 +8,8 @@
 - the launcher takes no readiness answer from another server on its gateway's port: only
   an answer with the instance id it gave its gateway counts;
 - the ports a process chooses for its services differ, though the kernel hands a port
-  just released out again.
+  just released out again, and a port given explicitly (an embedded server's, the
+  engine's metrics port) is never handed out as a free one.
 """
 
 from __future__ import annotations
@@ -22,15 +23,18 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from patience_launcher import probes
+from patience_launcher import addresses, probes
 from patience_launcher.addresses import free_port
-from patience_launcher.services import start_gateway
+from patience_launcher.postgres_server import EmbeddedPostgres
+from patience_launcher.redis_server import EmbeddedRedis
+from patience_launcher.services import engine_metrics_port, start_gateway
+from patience_launcher.settings import LauncherSettings
 from patience_launcher.supervisor import ServiceFailed, Supervisor
 
 from tests.gateway.engines import EngineThread
@@ -237,3 +241,35 @@ def test_the_ports_a_process_chooses_all_differ() -> None:
     its choices, a launcher now and then gave its Redis and its engine one port."""
     chosen = [free_port() for _ in range(2000)]
     assert len(set(chosen)) == len(chosen)
+
+
+@pytest.mark.parametrize(
+    "give",
+    [
+        lambda port: EmbeddedRedis(port=port).port,
+        lambda port: EmbeddedPostgres(port=port).port,
+        lambda port: engine_metrics_port("127.0.0.1", LauncherSettings(engine_metrics_port=port)),
+    ],
+    ids=["embedded-redis", "embedded-postgres", "engine-metrics-port"],
+)
+def test_a_port_given_explicitly_is_never_handed_out_as_free(
+    give: Callable[[int], int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A port given to a service is not bound until that service starts; meanwhile the
+    kernel may offer it to the next `bind(0)`. Here the kernel is made to offer it
+    first, as it does now and then: the launcher must choose another."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        given = int(probe.getsockname()[1])
+    assert give(given) == given
+
+    offered = iter([given])
+
+    class OfferingTheGivenPortFirst(socket.socket):
+        def getsockname(self) -> tuple[str, int]:
+            host, port = super().getsockname()
+            return host, next(offered, port)
+
+    monkeypatch.setattr(addresses.socket, "socket", OfferingTheGivenPortFirst)
+    assert free_port() != given
+    assert next(offered, None) is None  # the given port was offered, and passed over

@@ -59,6 +59,12 @@ def free_port(host: str = "127.0.0.1") -> int:
             sock.close()
 
 
+def given_or_free(port: int | None, host: str = "127.0.0.1") -> int:
+    """`port` where one is given (then kept from `free_port`'s choices, so that no other
+    service of this process is handed it), else a free one."""
+    return choose(port) if port else free_port(host)
+
+
 def port_is_free(host: str, port: int) -> bool:
     """True when a server could bind `host:port` now.
 

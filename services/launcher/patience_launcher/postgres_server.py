@@ -240,7 +240,7 @@ class EmbeddedPostgres(StartsAndStops):
         durable: bool = False,
     ) -> None:
         self.host = host
-        self.port = port or addresses.free_port(host)
+        self.port = addresses.given_or_free(port, host)
         self.durable = durable
         self._given_dir = Path(data_dir).absolute() if data_dir is not None else None
         self._tmp: OwnedTempDir | None = None

@@ -20,7 +20,7 @@ from typing import Any, Self
 
 import redis
 
-from patience_launcher.addresses import port_is_free
+from patience_launcher import addresses
 from patience_launcher.lifecycle import StartsAndStops
 from patience_launcher.redis_server import (
     NEWEST_NEEDED,
@@ -107,8 +107,14 @@ class EmbeddedRedisCluster(StartsAndStops):
         rng = random.Random()
         for _ in range(START_ATTEMPTS):
             port = rng.choice(PORTS)
-            if not (port_is_free(self.host, port) and port_is_free(self.host, port + BUS_OFFSET)):
+            if not (
+                addresses.port_is_free(self.host, port)
+                and addresses.port_is_free(self.host, port + BUS_OFFSET)
+            ):
                 continue
+            # the bus port is bound by the node, later: no free port of this process's
+            # choosing may be handed it meanwhile (the node's own port is kept likewise)
+            addresses.choose(port + BUS_OFFSET)
             node = EmbeddedRedis(
                 port=port,
                 host=self.host,

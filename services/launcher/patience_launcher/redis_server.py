@@ -76,11 +76,6 @@ def redis_server_version(binary: str) -> tuple[int, ...] | None:
     return None
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that nothing listens on right now."""
-    return addresses.free_port(host)
-
-
 def redis_argv(
     host: str,
     port: int,
@@ -146,7 +141,7 @@ class EmbeddedRedis(StartsAndStops):
     ) -> None:
         """extra_args: more redis-server options, e.g. ("--cluster-enabled", "yes")."""
         self.host = host
-        self.port = port or free_port(host)
+        self.port = addresses.given_or_free(port, host)
         self.appendonly = appendonly
         self.appendfsync: AppendFsync = appendfsync
         self.extra_args = tuple(extra_args)

@@ -118,7 +118,7 @@ def start_redis(
 ) -> str:
     """Starts a redis-server with its data in `folder` (absolute, existing); returns
     its URL. Its log goes to the terminal, so a failure shows Redis's own words."""
-    port = port or addresses.free_port(host)
+    port = addresses.given_or_free(port, host)
     argv = redis_argv(host, port, folder, appendonly=appendonly, appendfsync=appendfsync)
     url = f"redis://{addresses.host_port(host, port)}/0"
     supervisor.say(f"starting Redis on {addresses.host_port(host, port)}, data in {folder}")
@@ -170,7 +170,7 @@ def start_postgres(
 
 def engine_metrics_port(host: str, settings: LauncherSettings) -> int:
     """The port of the engine's metrics: ENGINE_METRICS_PORT, else a free one."""
-    return settings.engine_metrics_port or addresses.free_port(addresses.unbracket(host))
+    return addresses.given_or_free(settings.engine_metrics_port, addresses.unbracket(host))
 
 
 def metrics_url(host: str, port: int) -> str:
