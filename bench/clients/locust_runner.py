@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from patience_launcher.redis_server import free_port
+from patience_launcher.addresses import free_port
 
 from bench.harness.paths import REPO_ROOT
 

@@ -17,7 +17,7 @@ from typing import Any
 import jwt
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
-from patience_launcher.redis_server import free_port
+from patience_launcher.addresses import free_port
 
 AUDIENCE = "app.patience.test"
 

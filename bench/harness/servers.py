@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Self
 
 import psutil
+from patience_launcher.addresses import free_port
 from patience_launcher.children import ChildProcess
-from patience_launcher.redis_server import free_port
 
 from bench.harness.paths import REPO_ROOT
 
