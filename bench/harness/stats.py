@@ -9,6 +9,7 @@ nothing is scheduled at a fixed rate).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -127,14 +128,18 @@ async def closed_loop(
     counts as an error. The warmup lasts until every worker has also ended a call (for
     up to DRAIN_SECONDS more): a first call slower than the warmup (connections opened,
     scripts loaded, a crowded machine) would otherwise run through a short window, and
-    no call would start inside it. Calls still running DRAIN_SECONDS after the window
-    are cancelled and counted as errors, so a stalled server cannot hang the bench."""
+    no call would start inside it. The window, too, stays open past `duration` until a
+    call started inside it has ended (for up to DRAIN_SECONDS more): calls slower than
+    the window, begun just before it, would otherwise leave it with none counted. Calls
+    still running DRAIN_SECONDS after the window are cancelled and counted as errors, so
+    a stalled server cannot hang the bench."""
     measuring = False
     stopping = False
     latencies: list[float] = []
     errors = 0
     first_error = ""
     warmed = [asyncio.Event() for _ in range(concurrency)]
+    counted_one = asyncio.Event()  # a call started inside the window has ended
 
     async def worker(index: int) -> None:
         nonlocal errors, first_error
@@ -152,6 +157,8 @@ async def closed_loop(
                 continue
             finally:
                 warmed[index].set()
+                if counted:
+                    counted_one.set()
             if counted:
                 latencies.append(time.perf_counter() - began)
 
@@ -168,6 +175,8 @@ async def closed_loop(
         window_start = time.perf_counter()
         measuring = True
         await asyncio.wait(tasks, timeout=duration)  # or until every worker has ended
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(counted_one.wait(), DRAIN_SECONDS)
         stopping = True
         measuring = False
         _, stalled = await asyncio.wait(tasks, timeout=DRAIN_SECONDS)

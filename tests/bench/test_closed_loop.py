@@ -24,3 +24,18 @@ async def test_first_calls_longer_than_warmup_and_window_leave_the_rest_counted(
     assert measured.errors == 0
     assert measured.calls > 10
     assert max(measured.latencies) < 0.5  # the slow first calls were the warmup's
+
+
+async def test_a_window_shorter_than_a_call_still_counts_one() -> None:
+    """Every call outlasts the window (a crowded machine): the calls in flight when it
+    opens began before it and do not count, so the window stays open until a call begun
+    inside it has ended, rather than measuring nothing."""
+
+    async def call(_: int) -> None:
+        await asyncio.sleep(0.3)
+
+    measured = await closed_loop(call, concurrency=2, duration=0.05, warmup=0.01)
+    assert measured.errors == 0
+    assert measured.calls >= 1
+    assert measured.seconds > 0.3
+    assert min(measured.latencies) >= 0.3
