@@ -107,11 +107,9 @@ def check_store_key(redis_url: str, keys: KeyChoice, *, cluster: bool) -> None:
 
 def choose_port(host: str, port: int, flag: str) -> int:
     """`port`, or a free one when it is 0; refuses a port that is taken."""
-    if port == 0:
-        return addresses.free_port(addresses.unbracket(host) or DEFAULT_HOST)
-    if not addresses.port_is_free(host, port):
+    if port and not addresses.port_is_free(host, port):
         raise UsageError(f"port {port} on {host} is in use: stop what uses it or pass {flag}")
-    return addresses.choose(port)
+    return addresses.given_or_free(port, addresses.unbracket(host) or DEFAULT_HOST)
 
 
 def split_listen(listen: str) -> tuple[str, int]:
