@@ -2,14 +2,17 @@
 pool (the deals are searched on demand) and from the pool.
 
     python -m research.winnable_deals [--games 5] [--variants bisley,la-belle-lucie]
+        [--budgets 1000,100]
 
 Runs its own Redis and engine (the real entry point, one worker) and the gateway app in
 this process (its routes through ASGI, no HTTP server: the figures are the gateway's
 work, the engine's searches and Redis, not the network). With the default settings
-(WINNABLE_SOLVE_MILLISECONDS 1000 a deal, WINNABLE_SEARCH_SECONDS 10 a create). For the
-pool, the pool is filled first (not timed), then the same number of creates is timed.
-Prints a table, a row per variant and mode: creates, refused (503 no-winnable-deal), and
-the time per create that was answered 201 (median, max).
+(WINNABLE_SEARCH_SECONDS 10 a create) but for `--budgets`: the values of
+WINNABLE_SOLVE_MILLISECONDS (each deal's budget) compared, the creates from an empty pool
+taking turns among them, one create each at a time (default: the setting's default
+alone). For the pool, the pool is filled first (not timed), then the same number of
+creates is timed. Prints a table, a row per variant and mode: creates, refused (503
+no-winnable-deal), and the time per create that was answered 201 (median, mean, max).
 """
 
 from __future__ import annotations
@@ -69,25 +72,44 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m research.winnable_deals", description=__doc__)
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--variants", default=",".join(patience.VARIANTS))
+    parser.add_argument(
+        "--budgets",
+        default=str(Settings(redis_url="", engine_addr="").winnable_solve_milliseconds),
+        help="values of WINNABLE_SOLVE_MILLISECONDS compared, comma-separated",
+    )
     args = parser.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
     print(describe())
     creates = table(
-        "variant", "mode", "creates", "refused", *(Column(f"{n} ms") for n in ("median", "max"))
+        "variant",
+        "mode",
+        "creates",
+        "refused",
+        *(Column(f"{n} ms") for n in ("median", "mean", "max")),
     )
     with EmbeddedRedis() as redis, EngineProcess(workers=1) as engine:
         base = Settings(redis_url=redis.url, engine_addr=engine.target, engine_timeout_seconds=70)
         for variant in args.variants.split(","):
-            for mode, size in (("empty", 0), ("pool", args.games)):
-                settings = dataclasses.replace(base, winnable_pool_size=size)
-                times = asyncio.run(_creates(settings, variant, args.games, fill=size > 0))
+            empty: dict[int, list[float | None]] = {budget: [] for budget in budgets}
+            for turn in range(args.games):
+                # in turns, each budget first as often as last
+                for budget in budgets if turn % 2 == 0 else budgets[::-1]:
+                    settings = dataclasses.replace(
+                        base, winnable_pool_size=0, winnable_solve_milliseconds=budget
+                    )
+                    empty[budget] += asyncio.run(_creates(settings, variant, 1, fill=False))
+            modes = [(f"empty, {budget:,} ms a deal", times) for budget, times in empty.items()]
+            pooled = dataclasses.replace(base, winnable_pool_size=args.games)
+            modes.append(("pool", asyncio.run(_creates(pooled, variant, args.games, fill=True))))
+            for mode, times in modes:
                 done = [t * 1000 for t in times if t is not None]
-                median = statistics.median(done) if done else None
                 creates.add(
                     variant,
                     mode,
                     len(times),
                     len(times) - len(done),
-                    median,
+                    statistics.median(done) if done else None,
+                    statistics.fmean(done) if done else None,
                     max(done, default=None),
                 )
                 print(creates.rows[-1], file=sys.stderr, flush=True)

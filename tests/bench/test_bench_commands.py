@@ -26,6 +26,7 @@ COMMANDS = [
     "research.hint_flood",
     "research.streams",
     "research.winnable_deals",
+    "research.deal_budgets",
     "research.winnable_demand",
     "research.move_path",
 ]
