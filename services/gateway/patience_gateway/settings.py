@@ -271,10 +271,13 @@ class Settings:
             "WINNABLE_SEARCH_SECONDS", "the most a create searches with its pool empty", ge=1, le=60
         ),
     ] = 10
+    # A tenth of a second: the deals proven in that time are most of those proven within a
+    # second, so a short search of many deals proves more of them a second than a long one
+    # of few (docs/api.md, "Winnable deals").
     winnable_solve_milliseconds: Annotated[
         int,
         variable("WINNABLE_SOLVE_MILLISECONDS", "the budget of each deal tried", ge=10, le=60000),
-    ] = 1000
+    ] = 100
     winnable_solve_positions: Annotated[
         int,
         variable(

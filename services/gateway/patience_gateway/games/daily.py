@@ -68,9 +68,10 @@ STARTS: Final = Rate("daily-start", 10, 600)
 @dataclass(frozen=True, slots=True)
 class DailySettings:
     # the variants with a daily deal (DAILY_VARIANTS); empty: every variant the engine has
-    variants: tuple[str, ...] = ()
-    solve_milliseconds: int = 1000
-    solve_positions: int = 0
+    variants: tuple[str, ...]
+    # each deal's search, as a winnable deal's (WINNABLE_SOLVE_*)
+    solve_milliseconds: int
+    solve_positions: int
 
 
 class DailyDeals:
