@@ -277,6 +277,30 @@ async def test_a_search_made_ahead_runs_in_spare_time_only() -> None:
     assert starts[1] - again_at >= 0.2
 
 
+async def test_searches_one_after_another_in_one_quiet_spell_wait_for_it_once() -> None:
+    """A day's deals are tried one by one, each a search of its own: once the process
+    has been quiet for the quiet time, the next search starts at once, not after the
+    quiet time again; a game served in between makes the next one wait again."""
+    spare = SpareTime(quiet_seconds=1.0)
+    starts: list[float] = []
+    ends: list[float] = []
+
+    async def search() -> str:
+        starts.append(time.monotonic())
+        await asyncio.sleep(0.05)
+        ends.append(time.monotonic())
+        return "unproven"
+
+    for _ in range(3):
+        await spare.run(search)
+    # the first waited for the quiet time; the next two did not wait it again
+    assert ends[-1] - starts[0] < 1.0, [b - a for a, b in zip(ends, starts[1:], strict=False)]
+    spare.served.set()
+    served_at = time.monotonic()
+    await spare.run(search)
+    assert starts[-1] - served_at >= 1.0
+
+
 async def test_a_search_made_ahead_runs_regardless_once_it_waited_long_enough() -> None:
     spare = SpareTime(quiet_seconds=60.0)
 

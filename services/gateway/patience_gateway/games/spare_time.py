@@ -31,16 +31,24 @@ class SpareTime:
         self.quiet_seconds = quiet_seconds
         # Set by every game served (one step, so that the move path pays next to nothing).
         self.served = asyncio.Event()
+        # When `served` was last cleared here (None: not yet): while it stays unset, no
+        # game has been served since. So searches one after another in one quiet spell
+        # (a day's deals tried one by one) wait for the quiet time once, not each.
+        self._cleared_at: float | None = None
 
     async def run(self, make: Callable[[], Awaitable[T]], regardless_after: float = math.inf) -> T:
         """What `make()` answers, run in spare time (see the module's doc)."""
         while True:
-            if time.monotonic() >= regardless_after:
+            now = time.monotonic()
+            if now >= regardless_after:
                 return await make()
-            self.served.clear()
-            await asyncio.sleep(min(self.quiet_seconds, regardless_after - time.monotonic()))
-            if self.served.is_set() or time.monotonic() >= regardless_after:
-                continue
+            if self._cleared_at is None or self.served.is_set():
+                self.served.clear()
+                self._cleared_at = now
+            quiet_from = self._cleared_at + self.quiet_seconds
+            if now < quiet_from:
+                await asyncio.sleep(min(quiet_from, regardless_after) - now)
+                continue  # looked at again: a game served meanwhile waits once more
             search = asyncio.ensure_future(make())
             served = asyncio.ensure_future(self.served.wait())
             try:
