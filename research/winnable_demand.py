@@ -3,12 +3,13 @@ takes to fill each pool, and what a burst of winnable creates gets once they are
 
     python -m research.winnable_demand [--pool-size 8] [--creates 100] [--seconds 60]
         [--pool-sizes napoleon-at-st-helena=100,usk=60] [--variants bisley,usk]
-        [--fill-seconds 1200]
+        [--fill-seconds 1200] [--solve-milliseconds 100]
 
 Runs its own Redis and engine (the real entry point, one worker, its default search
 processes) and the gateway app in this process as a served worker builds it (so its pool
 refill runs, with the default WINNABLE_* settings but the pool sizes: `--pool-sizes` as
-WINNABLE_POOL_SIZES), its routes through ASGI. First every pool fills from empty (the time
+WINNABLE_POOL_SIZES, and `--solve-milliseconds` as WINNABLE_SOLVE_MILLISECONDS), its
+routes through ASGI. First every pool fills from empty (the time
 until each is first full is printed). Then per variant in turn: its pool is emptied (as
 creates would: the refill is woken) and the time it takes to fill again, the others full,
 is that game's fill rate; then, from the full pool, `--creates` winnable creates are sent
@@ -169,17 +170,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--fill-seconds", type=float, default=1200.0)
     parser.add_argument("--variants", default=",".join(patience.VARIANTS))
+    parser.add_argument("--solve-milliseconds", default="", help="as WINNABLE_SOLVE_MILLISECONDS")
     args = parser.parse_args()
     print(describe())
+    given = Settings.from_env(
+        {
+            "WINNABLE_POOL_SIZES": args.pool_sizes,
+            "WINNABLE_SOLVE_MILLISECONDS": args.solve_milliseconds,
+        }
+    )
     with EmbeddedRedis() as redis, EngineProcess(workers=1) as engine:
         settings = Settings(
             redis_url=redis.url,
             engine_addr=engine.target,
             engine_timeout_seconds=70,
             winnable_pool_size=args.pool_size,
-            winnable_pool_sizes=Settings.from_env(
-                {"WINNABLE_POOL_SIZES": args.pool_sizes}
-            ).winnable_pool_sizes,
+            winnable_pool_sizes=given.winnable_pool_sizes,
+            winnable_solve_milliseconds=given.winnable_solve_milliseconds,
         )
         asyncio.run(_run(settings, args.variants.split(","), args))
 
