@@ -74,7 +74,7 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(patience.VARIANTS))
     parser.add_argument(
         "--budgets",
-        default=str(Settings(redis_url="", engine_addr="").winnable_solve_milliseconds),
+        default=str(Settings.from_env({}).winnable_solve_milliseconds),
         help="values of WINNABLE_SOLVE_MILLISECONDS compared, comma-separated",
     )
     args = parser.parse_args()

@@ -86,3 +86,50 @@ def test_every_variable_is_documented() -> None:
         declaration.name for settings in EVERY for _, declaration in variables_of(settings).values()
     }
     assert sorted(variables - named) == []
+
+
+# The settings tables: a variable named in the first cell, its default in another; a
+# row for two variables writes `A` / `B` in both.
+_NAME = re.compile(r"`([A-Z][A-Z0-9_]+)`")
+_LITERAL = re.compile(r"`([^`]+)`")
+
+
+def _documented_defaults(path: str, column: int) -> list[tuple[str, str]]:
+    """(variable, default) of each table row whose default cell starts with literals,
+    one per variable it names; words ("number of cores", "none") are left out."""
+    rows: list[tuple[str, str]] = []
+    for line in (ROOT / path).read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if not line.startswith("| `") or len(cells) <= column:
+            continue
+        names = _NAME.findall(cells[0])
+        literals = [_LITERAL.match(part.strip()) for part in cells[column].split(" / ")]
+        if len(literals) == len(names) and all(literals):
+            rows += [(n, m.group(1)) for n, m in zip(names, literals, strict=True) if m]
+    return rows
+
+
+@pytest.mark.parametrize(("path", "column"), [("docs/api.md", 1), ("README.md", 2)])
+def test_every_literal_default_in_the_settings_tables_is_the_services_own(
+    path: str, column: int
+) -> None:
+    """A default written as a literal is what the gateway or the engine takes from an
+    environment that sets nothing, the literal read with the service's own grammar (so
+    `false` is off): a default changed in code and not in the docs fails here."""
+    defaults = {
+        declaration.name: (type(settings), field, getattr(settings, field))
+        for settings in (Settings.from_env({}), EngineConfig.from_env({}))
+        for field, (_, declaration) in variables_of(type(settings)).items()
+    }
+    rows = [(name, text) for name, text in _documented_defaults(path, column) if name in defaults]
+    assert len(rows) >= 10, f"{path}: the settings table was not found"
+    wrong = []
+    for name, text in rows:
+        settings, field, default = defaults[name]
+        try:
+            documented = getattr(read_settings(settings, {name: text}), field)
+        except SettingsError as error:
+            documented = f"unreadable: {error}"
+        if documented != default:
+            wrong.append(f"{name}: documented {text!r}, the default is {default!r}")
+    assert not wrong, f"{path}: " + "; ".join(wrong)
